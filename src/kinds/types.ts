@@ -1,0 +1,68 @@
+// What it takes to serve a kind: one definition carrying its names, scope, schema (validation, types
+// and OpenAPI), defaults, printer columns and subresources. Adding a kind needs nothing else.
+import type { TObject } from '@sinclair/typebox';
+import type { KubeObject } from '../store/types.js';
+import type { StatusCause } from '../util/errors.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+export const ALL_VERBS: readonly Verb[] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  /** A simple JSONPath like `.spec.replicas` or `.status.conditions[?(@.type=="Ready")].status`. */
+  jsonPath: string;
+  description?: string;
+  /** 1 = only shown by `-o wide`. */
+  priority?: number;
+  format?: string;
+}
+
+export interface KindDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  /** Resource name in URLs: `configmaps`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  /** The whole object's schema; `metadata` is checked separately by the common ObjectMeta rules. */
+  schema: TObject;
+  /** Verbs served; default all eight. Create-only review kinds list just 'create'. */
+  verbs?: readonly Verb[];
+  subresources?: { status?: boolean };
+  printerColumns?: PrinterColumn[];
+  /** Create-time defaults (also when a server-side apply creates). Mutates `obj`. */
+  defaults?(obj: KubeObject): void;
+  /** Semantic checks beyond the schema; `old` is set on update. */
+  validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
+  /** Stored encrypted at rest (Secrets). */
+  encrypted?: boolean;
+  /** A successful DELETE answers with the object instead of a Success Status (pods, serviceaccounts). */
+  deleteReturnsObject?: boolean;
+  /** Field selectors beyond metadata.name/metadata.namespace: label → value getter. */
+  selectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
+  /** Fields other than metadata and status whose change does not bump generation (none by default). */
+  description?: string;
+}
+
+/** `leases.coordination.k8s.io`, `configmaps`: the storage identity of a kind. */
+export function resourceName(def: Pick<KindDefinition, 'plural' | 'group'>): string {
+  return def.group ? `${def.plural}.${def.group}` : def.plural;
+}
+
+export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}

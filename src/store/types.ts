@@ -1,0 +1,161 @@
+// The store contract shared by the memory, SQLite and PostgreSQL implementations: Kubernetes object
+// semantics (resourceVersion, generation, finalizers, watch from a version) over one interface.
+
+/** A Kubernetes object as JSON. `metadata` is typed; the rest is kind-specific. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: Record<string, unknown>;
+  subresource?: string;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+  [field: string]: unknown;
+}
+
+/**
+ * Storage identity of a resource: `configmaps`, `leases.coordination.k8s.io`. One name per served
+ * resource, independent of version. Cluster-scoped objects are stored with namespace ''.
+ */
+export type ResourceName = string;
+
+export interface ListOptions {
+  /** Only objects in this namespace; undefined = every namespace (and cluster-scoped objects). */
+  namespace?: string;
+  /** Applied before `limit` counts, so a page holds `limit` matching objects. */
+  predicate?: (obj: KubeObject) => boolean;
+  /** Page size; 0 or undefined = everything. */
+  limit?: number;
+  /** Opaque token from a previous page's `continue`. Bad token → 400; compacted → 410 Expired. */
+  continue?: string;
+}
+
+export interface ListResult {
+  /** Sorted by namespace, then name. */
+  items: KubeObject[];
+  /** The store's resourceVersion at the time of the list (first page's, for continued lists). */
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  /** Validate and compute the result, store nothing, emit no event. */
+  dryRun?: boolean;
+}
+
+export interface UpdateOptions extends WriteOptions {
+  /**
+   * 'status': only `.status` of the given object is taken, the rest of the stored object is kept,
+   * and generation never changes. Undefined: `.status` of the given object is ignored when the kind
+   * has a status subresource (`statusSubresource` true), taken otherwise.
+   */
+  subresource?: 'status';
+  statusSubresource?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface DeleteResult {
+  /** The object as deleted (deleted: true) or as marked for deletion (deleted: false). */
+  object: KubeObject;
+  /** false when finalizers keep the object: it now carries `deletionTimestamp`. */
+  deleted: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  resource: ResourceName;
+  object: KubeObject;
+  /** Equal to object.metadata.resourceVersion, as a number for ordering. */
+  resourceVersion: number;
+}
+
+export interface WatchOptions {
+  /** Only this resource; undefined = every resource (controllers, audit). */
+  resource?: ResourceName;
+  namespace?: string;
+  /**
+   * Deliver every event with a version greater than this, in order, then live events.
+   * Undefined or '0' = live events only (callers list first). Compacted → onError(410 Expired).
+   */
+  resourceVersion?: string;
+}
+
+export interface Watcher {
+  stop(): void;
+}
+
+export interface WatchHandlers {
+  onEvent(event: WatchEvent): void;
+  /** A fatal watch error (e.g. 410 Expired); the watch is stopped. */
+  onError(error: Error): void;
+  /** Progress notification: the store has seen everything up to `resourceVersion` (for bookmarks). */
+  onProgress?(resourceVersion: string): void;
+}
+
+export interface Store {
+  readonly backend: 'memory' | 'sqlite' | 'postgres';
+  get(resource: ResourceName, namespace: string, name: string): Promise<KubeObject | undefined>;
+  list(resource: ResourceName, options?: ListOptions): Promise<ListResult>;
+  /**
+   * Stores a new object: sets uid, creationTimestamp, generation 1, resourceVersion. Fails with
+   * 409 AlreadyExists. The caller has already set name, namespace, defaults and validated.
+   */
+  create(resource: ResourceName, obj: KubeObject, options?: WriteOptions): Promise<KubeObject>;
+  /**
+   * Replaces an object. `metadata.resourceVersion`, when set, is a precondition (409 Conflict).
+   * uid and creationTimestamp are kept; generation bumps only when anything outside metadata and
+   * status changed. An object with deletionTimestamp whose finalizers become empty is deleted.
+   */
+  update(resource: ResourceName, obj: KubeObject, options?: UpdateOptions): Promise<KubeObject>;
+  /** Deletes, or with finalizers sets deletionTimestamp. 404 when absent; 409 on failed preconditions. */
+  delete(resource: ResourceName, namespace: string, name: string, options?: DeleteOptions): Promise<DeleteResult>;
+  watch(options: WatchOptions, handlers: WatchHandlers): Watcher;
+  /** The newest resourceVersion this store has committed. */
+  currentResourceVersion(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Turns stored objects into the bytes at rest and back: encryption of Secrets plugs in here. */
+export interface ValueCodec {
+  encode(resource: ResourceName, obj: KubeObject): string;
+  decode(resource: ResourceName, stored: string): KubeObject;
+}
