@@ -3,6 +3,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { KubeObject } from '../store/types.js';
 import type { StatusCause } from '../util/errors.js';
+import type { NameRule } from './meta.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
@@ -22,6 +23,8 @@ export interface PrinterColumn {
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   /** A simple JSONPath like `.spec.replicas` or `.status.conditions[?(@.type=="Ready")].status`. */
   jsonPath: string;
+  /** Computed cell (e.g. the number of keys in `data`); takes precedence over `jsonPath`. */
+  value?: (obj: KubeObject) => unknown;
   description?: string;
   /** 1 = only shown by `-o wide`. */
   priority?: number;
@@ -54,7 +57,10 @@ export interface KindDefinition {
   deleteReturnsObject?: boolean;
   /** Field selectors beyond metadata.name/metadata.namespace: label → value getter. */
   selectableFields?: Record<string, (obj: KubeObject) => string | undefined>;
-  /** Fields other than metadata and status whose change does not bump generation (none by default). */
+  /** Rule for metadata.name; default 'dns1123-subdomain'. */
+  nameRule?: NameRule;
+  /** Subresources answered by custom handlers, e.g. serviceaccounts/token (TokenRequest). */
+  extraSubresources?: ExtraSubresource[];
   description?: string;
 }
 
@@ -65,4 +71,12 @@ export function resourceName(def: Pick<KindDefinition, 'plural' | 'group'>): str
 
 export function apiVersionOf(def: Pick<KindDefinition, 'group' | 'version'>): string {
   return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export interface ExtraSubresource {
+  name: string;
+  group: string;
+  version: string;
+  kind: string;
+  verbs: readonly Verb[];
 }

@@ -89,6 +89,12 @@ export interface UpdateOptions extends WriteOptions {
 
 export interface DeleteOptions extends WriteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /**
+   * Mark for deletion (set deletionTimestamp, keep the object) even without metadata finalizers:
+   * a Namespace is kept by its spec.finalizers until its content is gone. The object is then removed
+   * by a later delete once nothing holds it.
+   */
+  markOnly?: boolean;
 }
 
 export interface DeleteResult {

@@ -1,0 +1,78 @@
+// Reads a request body under a size cap and decodes it by Content-Type into JSON values: JSON, YAML
+// (apply patches), and Kubernetes protobuf. Anything else is a 415; anything malformed a 400.
+import type { IncomingMessage } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { errors } from '../util/errors.js';
+import { decodeProtobufBody, isProtobufContentType } from './protobuf/index.js';
+
+/** Kubernetes caps request bodies at 3 MiB; so do we. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (declared > limit) {
+    req.resume();
+    throw errors.tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      req.resume();
+      throw errors.tooLarge(limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
+/** The media type without parameters, lower-cased. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+const OBJECT_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+
+/** Decodes the body of a create or update (an object) into JSON. */
+export function decodeObjectBody(contentType: string | undefined, body: Buffer): unknown {
+  const type = mediaType(contentType) || 'application/json';
+  if (isProtobufContentType(type)) return decodeProtobufBody(body).object;
+  if (type === 'application/json') return parseJson(body);
+  if (type === 'application/yaml') return parseYamlBody(body);
+  throw errors.unsupportedMediaType(type, OBJECT_TYPES);
+}
+
+/** Decodes a server-side apply body: YAML or JSON (kubectl sends JSON under the YAML media type). */
+export function decodeApplyBody(body: Buffer): unknown {
+  return parseYamlBody(body);
+}
+
+/** Decodes an optional DELETE body (DeleteOptions), JSON or protobuf. */
+export function decodeDeleteOptions(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  const value = decodeObjectBody(contentType, body);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw errors.badRequest('DeleteOptions must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw errors.badRequest('the request body is empty');
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    throw errors.badRequest(`the request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+function parseYamlBody(body: Buffer): unknown {
+  if (body.length === 0) throw errors.badRequest('the request body is empty');
+  try {
+    return parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
+  } catch (e) {
+    throw errors.badRequest(`the request body is not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+}

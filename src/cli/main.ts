@@ -1,0 +1,62 @@
+// The fleethub command line: `fleethub hub` runs a hub; `fleethub hub rotate-encryption-key` rotates
+// the key that encrypts Secrets at rest and re-encrypts them.
+import { ConfigError, hubConfig } from '../hub/config.js';
+import { startHub } from '../hub/hub.js';
+import { rotateEncryptionKey } from '../hub/rotate.js';
+
+const USAGE = `usage:
+  fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
+               [--tls-san NAME]... [--log-level LEVEL] [--identity NAME]
+  fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
+
+  --data-dir   key material, admin kubeconfig and (by default) the SQLite database (default ./fleethub-data)
+  --listen     HTTPS listener (default 127.0.0.1:8443)
+  --database   sqlite:/path/file.db (default: DIR/fleethub.db) or postgres://user:pass@host:port/db
+`;
+
+async function runHub(argv: string[]): Promise<void> {
+  const config = hubConfig(argv);
+  const hub = await startHub(config);
+  process.stderr.write(`fleethub hub listening on ${hub.url}\n`);
+  if (hub.insecureUrl) process.stderr.write(`plain HTTP (loopback only) on ${hub.insecureUrl}\n`);
+  process.stderr.write(`admin kubeconfig: ${hub.kubeconfigPath}\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    hub.logger.info({ signal }, 'shutting down');
+    hub.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        hub.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === 'hub' && rest[0] === 'rotate-encryption-key') {
+    const result = await rotateEncryptionKey(hubConfig(rest.slice(1)));
+    process.stderr.write(`new primary key ${result.keyId}; re-encrypted ${result.rewritten} stored values\n`);
+    return;
+  }
+  if (command === 'hub') return runHub(rest);
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  throw new ConfigError(`unknown command "${command}"`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`fleethub: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  process.stderr.write(`fleethub: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

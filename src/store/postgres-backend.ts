@@ -1,0 +1,404 @@
+// PostgreSQL backend (pg): shared by several hub processes. Each write locks the one-row counter
+// first, so resourceVersion order is commit order; NOTIFY after commit wakes every process's log reader.
+import pg from 'pg';
+import type {
+  Backend,
+  Decide,
+  LogPage,
+  LogRecord,
+  ObjectKey,
+  Retention,
+  ScanQuery,
+  ScanResult,
+  StoredRow,
+} from './backend.js';
+import { scanStart } from './backend.js';
+import type { StoreLogger } from './logger.js';
+import type { WatchEventType } from './types.js';
+
+const NOTIFY_CHANNEL = 'fleethub_store';
+/** pg_advisory_xact_lock keys: any constant distinct from other users of the database. */
+const MIGRATION_LOCK = 7_462_019_001;
+const COMPACTION_LOCK = 7_462_019_002;
+
+/** Numbered schema steps; applied in order, each once, recorded in store_migrations. Never edit one: add. */
+export const postgresMigrations: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'objects, change log, counters',
+    // COLLATE "C": byte order for keys, the same order as SQLite and the memory backend.
+    sql: `
+      CREATE TABLE store_objects (
+        resource text COLLATE "C" NOT NULL,
+        namespace text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        rv bigint NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (resource, namespace, name)
+      );
+      CREATE TABLE store_log (
+        rv bigint PRIMARY KEY,
+        type text NOT NULL,
+        resource text NOT NULL,
+        namespace text NOT NULL,
+        name text NOT NULL,
+        value text NOT NULL,
+        at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE store_state (id int PRIMARY KEY CHECK (id = 1), rv bigint NOT NULL);
+      INSERT INTO store_state (id, rv) VALUES (1, 0);
+      CREATE TABLE store_compaction (id int PRIMARY KEY CHECK (id = 1), rv bigint NOT NULL);
+      INSERT INTO store_compaction (id, rv) VALUES (1, 0);
+    `,
+  },
+];
+
+const SQL = {
+  lockAndRead: `SELECT s.rv, o.value FROM store_state s
+    LEFT JOIN store_objects o ON o.resource = $1 AND o.namespace = $2 AND o.name = $3
+    WHERE s.id = 1 FOR UPDATE OF s`,
+  put: `WITH st AS (UPDATE store_state SET rv = $4 WHERE id = 1),
+    obj AS (INSERT INTO store_objects (resource, namespace, name, rv, value) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = EXCLUDED.rv, value = EXCLUDED.value),
+    lg AS (INSERT INTO store_log (rv, type, resource, namespace, name, value) VALUES ($4, $6, $1, $2, $3, $5))
+    SELECT pg_notify('${NOTIFY_CHANNEL}', $4::bigint::text)`,
+  remove: `WITH st AS (UPDATE store_state SET rv = $4 WHERE id = 1),
+    obj AS (DELETE FROM store_objects WHERE resource = $1 AND namespace = $2 AND name = $3),
+    lg AS (INSERT INTO store_log (rv, type, resource, namespace, name, value) VALUES ($4, 'DELETED', $1, $2, $3, $5))
+    SELECT pg_notify('${NOTIFY_CHANNEL}', $4::bigint::text)`,
+  get: 'SELECT value FROM store_objects WHERE resource = $1 AND namespace = $2 AND name = $3',
+  state: 'SELECT rv FROM store_state WHERE id = 1',
+  compacted: 'SELECT rv FROM store_compaction WHERE id = 1',
+  scanAll: `SELECT namespace, name, value FROM store_objects
+    WHERE resource = $1 AND (namespace, name) > ($2, $3) ORDER BY namespace, name LIMIT $4`,
+  scanNs: `SELECT namespace, name, value FROM store_objects
+    WHERE resource = $1 AND namespace = $2 AND name > $3 ORDER BY name LIMIT $4`,
+  countAll: 'SELECT count(*) AS n FROM store_objects WHERE resource = $1 AND (namespace, name) > ($2, $3)',
+  countNs: 'SELECT count(*) AS n FROM store_objects WHERE resource = $1 AND namespace = $2 AND name > $3',
+  // One statement, so the compaction mark and the entries come from one snapshot.
+  readLog: `SELECT c.rv AS compacted_rv, l.rv, l.type, l.resource, l.namespace, l.name, l.value
+    FROM store_compaction c
+    LEFT JOIN LATERAL (SELECT rv, type, resource, namespace, name, value FROM store_log
+      WHERE rv > $1 ORDER BY rv LIMIT $2) l ON true
+    WHERE c.id = 1 ORDER BY l.rv`,
+  compactFloor: `SELECT rv FROM store_log
+    WHERE rv <= (SELECT rv FROM store_state WHERE id = 1) - $1 AND at <= now() - make_interval(secs => $2)
+    ORDER BY rv DESC LIMIT 1`,
+};
+
+async function migrate(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    // Replicas starting together take turns; the second finds everything applied.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS store_migrations (
+      version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM store_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    for (const m of postgresMigrations) {
+      if (applied.has(m.version)) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO store_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  }
+}
+
+export interface PostgresBackendOptions {
+  url: string;
+  poolSize?: number;
+  logger: StoreLogger;
+}
+
+export class PostgresBackend implements Backend {
+  readonly kind = 'postgres';
+  readonly shared = true;
+  private readonly pool: pg.Pool;
+  private listener: pg.Client | undefined;
+  private wake: () => void = () => undefined;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Local writers queue here, so one pooled connection at a time waits for the database-wide lock. */
+  private writeChain: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly options: PostgresBackendOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      application_name: 'fleethub-store',
+    });
+    this.pool.on('error', (err) => options.logger.warn({ err }, 'store: idle PostgreSQL connection failed'));
+  }
+
+  static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
+    const backend = new PostgresBackend(options);
+    try {
+      const client = await backend.pool.connect();
+      try {
+        await migrate(client);
+      } finally {
+        client.release();
+      }
+      await backend.listen();
+    } catch (err) {
+      await backend.close();
+      throw err;
+    }
+    return backend;
+  }
+
+  /** A dedicated connection LISTENs; on loss it reconnects and wakes the reader to catch up. */
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'fleethub-store-listen' });
+    const lost = (err?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.removeAllListeners('notification');
+      void client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.options.logger.warn({ err }, 'store: PostgreSQL LISTEN connection lost; reconnecting');
+      this.scheduleReconnect(500);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', () => this.wake());
+    await client.connect();
+    await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    this.listener = client;
+  }
+
+  private scheduleReconnect(delayMs: number): void {
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.listen().then(
+        () => this.wake(),
+        (err: unknown) => {
+          this.options.logger.warn({ err }, 'store: PostgreSQL LISTEN reconnect failed');
+          if (!this.closed) this.scheduleReconnect(Math.min(delayMs * 2, 10_000));
+        },
+      );
+    }, delayMs);
+    this.reconnectTimer.unref();
+  }
+
+  write(key: ObjectKey, decide: Decide, afterCommit: (record: LogRecord) => void): Promise<void> {
+    const run = this.writeChain.then(() => this.writeNow(key, decide, afterCommit));
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeNow(key: ObjectKey, decide: Decide, afterCommit: (record: LogRecord) => void): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    let record: LogRecord | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const { rows } = await client.query<{ rv: string; value: string | null }>({
+          name: 'fh_store_lock_read',
+          text: SQL.lockAndRead,
+          values: [key.resource, key.namespace, key.name],
+        });
+        const nextRv = Number(rows[0]!.rv) + 1;
+        const mutation = decide(rows[0]!.value ?? undefined, nextRv);
+        if (mutation.op === 'none') {
+          await client.query('ROLLBACK');
+          return;
+        }
+        const type: WatchEventType = mutation.op === 'put' ? mutation.type : 'DELETED';
+        await client.query(
+          mutation.op === 'put'
+            ? {
+                name: 'fh_store_put',
+                text: SQL.put,
+                values: [key.resource, key.namespace, key.name, nextRv, mutation.value, type],
+              }
+            : {
+                name: 'fh_store_remove',
+                text: SQL.remove,
+                values: [key.resource, key.namespace, key.name, nextRv, mutation.value],
+              },
+        );
+        await client.query('COMMIT');
+        record = { rv: nextRv, type, ...key, value: mutation.value };
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken = rollbackErr;
+        });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+    afterCommit(record);
+  }
+
+  async get(key: ObjectKey): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ value: string }>({
+      name: 'fh_store_get',
+      text: SQL.get,
+      values: [key.resource, key.namespace, key.name],
+    });
+    return rows[0]?.value;
+  }
+
+  async scan<T>(query: ScanQuery, pick: (row: StoredRow) => T | undefined): Promise<ScanResult<T>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      // REPEATABLE READ: the counter and every batch come from one snapshot.
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      try {
+        const state = await client.query<{ rv: string }>({ name: 'fh_store_state', text: SQL.state });
+        const rv = Number(state.rows[0]!.rv);
+        const items: T[] = [];
+        let lastKey: { namespace: string; name: string } | undefined;
+        let more = false;
+        let cursor = scanStart(query);
+        // Without a limit one query reads everything; with one, batches stop as soon as the page is full.
+        const batch = query.limit > 0 ? Math.max(query.limit + 1, 200) : null;
+        for (;;) {
+          const { rows } = await client.query<StoredRow>(
+            query.namespace !== undefined
+              ? { name: 'fh_store_scan_ns', text: SQL.scanNs, values: [query.resource, query.namespace, cursor.name, batch] }
+              : {
+                  name: 'fh_store_scan_all',
+                  text: SQL.scanAll,
+                  values: [query.resource, cursor.namespace, cursor.name, batch],
+                },
+          );
+          for (const row of rows) {
+            if (query.limit > 0 && items.length === query.limit) {
+              more = true;
+              break;
+            }
+            const item = pick(row);
+            if (item === undefined) continue;
+            items.push(item);
+            lastKey = { namespace: row.namespace, name: row.name };
+          }
+          const last = rows[rows.length - 1];
+          if (more || batch === null || rows.length < batch || !last) break;
+          cursor = { namespace: last.namespace, name: last.name };
+        }
+        const result: ScanResult<T> = { rv, items, more };
+        if (lastKey) result.lastKey = lastKey;
+        if (more && query.countRemaining && lastKey) {
+          const { rows } = await client.query<{ n: string }>(
+            query.namespace !== undefined
+              ? { name: 'fh_store_count_ns', text: SQL.countNs, values: [query.resource, query.namespace, lastKey.name] }
+              : {
+                  name: 'fh_store_count_all',
+                  text: SQL.countAll,
+                  values: [query.resource, lastKey.namespace, lastKey.name],
+                },
+          );
+          result.remaining = Number(rows[0]!.n);
+        }
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken = rollbackErr;
+        });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async currentRv(): Promise<number> {
+    const { rows } = await this.pool.query<{ rv: string }>({ name: 'fh_store_state', text: SQL.state });
+    return Number(rows[0]!.rv);
+  }
+
+  async compactedRv(): Promise<number> {
+    const { rows } = await this.pool.query<{ rv: string }>({ name: 'fh_store_compacted', text: SQL.compacted });
+    return Number(rows[0]!.rv);
+  }
+
+  async readLog(afterRv: number, limit: number): Promise<LogPage> {
+    const { rows } = await this.pool.query<{
+      compacted_rv: string;
+      rv: string | null;
+      type: WatchEventType;
+      resource: string;
+      namespace: string;
+      name: string;
+      value: string;
+    }>({ name: 'fh_store_read_log', text: SQL.readLog, values: [afterRv, limit] });
+    const records: LogRecord[] = [];
+    for (const row of rows) {
+      if (row.rv === null) continue;
+      records.push({
+        rv: Number(row.rv),
+        type: row.type,
+        resource: row.resource,
+        namespace: row.namespace,
+        name: row.name,
+        value: row.value,
+      });
+    }
+    return { records, compactedRv: Number(rows[0]?.compacted_rv ?? 0) };
+  }
+
+  async compact(retention: Retention): Promise<number> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        // One replica compacts at a time; the others skip this round.
+        const { rows: locked } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
+          COMPACTION_LOCK,
+        ]);
+        const current = await client.query<{ rv: string }>(SQL.compacted);
+        let compacted = Number(current.rows[0]!.rv);
+        if (locked[0]!.ok) {
+          const floor = await client.query<{ rv: string }>(SQL.compactFloor, [
+            retention.minEvents,
+            retention.minAgeMs / 1000,
+          ]);
+          const floorRv = floor.rows[0] ? Number(floor.rows[0].rv) : 0;
+          if (floorRv > compacted) {
+            await client.query('DELETE FROM store_log WHERE rv <= $1', [floorRv]);
+            await client.query('UPDATE store_compaction SET rv = greatest(rv, $1) WHERE id = 1', [floorRv]);
+            compacted = floorRv;
+          }
+        }
+        await client.query('COMMIT');
+        return compacted;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+          broken = rollbackErr;
+        });
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  onWake(listener: () => void): void {
+    this.wake = listener;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.writeChain;
+    await this.pool.end();
+  }
+}

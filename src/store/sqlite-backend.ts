@@ -1,0 +1,251 @@
+// SQLite backend (better-sqlite3, WAL): one file, one process. Every write is one IMMEDIATE
+// transaction that updates the object row, appends to the change log and bumps the counter.
+import Database from 'better-sqlite3';
+import {
+  scanStart,
+  type Backend,
+  type Decide,
+  type LogPage,
+  type LogRecord,
+  type ObjectKey,
+  type Retention,
+  type ScanQuery,
+  type ScanResult,
+  type StoredRow,
+} from './backend.js';
+import type { WatchEventType } from './types.js';
+
+/** Numbered schema steps; applied in order, each once, recorded in store_migrations. Never edit one: add. */
+export const sqliteMigrations: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'objects, change log, counters',
+    sql: `
+      CREATE TABLE store_objects (
+        resource TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        rv INTEGER NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (resource, namespace, name)
+      );
+      CREATE TABLE store_log (
+        rv INTEGER PRIMARY KEY,
+        type TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE TABLE store_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        rv INTEGER NOT NULL,
+        compacted_rv INTEGER NOT NULL
+      );
+      INSERT INTO store_state (id, rv, compacted_rv) VALUES (1, 0, 0);
+    `,
+  },
+];
+
+function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS store_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    const applied = new Set(
+      (db.prepare('SELECT version FROM store_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
+    const record = db.prepare('INSERT INTO store_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of sqliteMigrations) {
+      if (applied.has(m.version)) continue;
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+interface LogRow {
+  rv: number;
+  type: WatchEventType;
+  resource: string;
+  namespace: string;
+  name: string;
+  value: string;
+}
+
+export class SqliteBackend implements Backend {
+  readonly kind = 'sqlite';
+  readonly shared = false;
+  private readonly db: Database.Database;
+  private readonly stmt;
+  private readonly inTransaction: (fn: () => void) => void;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    // WAL + NORMAL: a crash may lose the last transactions before a checkpoint, never corrupt.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+    const db = this.db;
+    this.stmt = {
+      get: db.prepare<[string, string, string], { value: string }>(
+        'SELECT value FROM store_objects WHERE resource = ? AND namespace = ? AND name = ?',
+      ),
+      state: db.prepare<[], { rv: number; compacted_rv: number }>(
+        'SELECT rv, compacted_rv FROM store_state WHERE id = 1',
+      ),
+      setRv: db.prepare<[number]>('UPDATE store_state SET rv = ? WHERE id = 1'),
+      upsert: db.prepare<[string, string, string, number, string]>(
+        `INSERT INTO store_objects (resource, namespace, name, rv, value) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv, value = excluded.value`,
+      ),
+      remove: db.prepare<[string, string, string]>(
+        'DELETE FROM store_objects WHERE resource = ? AND namespace = ? AND name = ?',
+      ),
+      append: db.prepare<[number, string, string, string, string, string, number]>(
+        'INSERT INTO store_log (rv, type, resource, namespace, name, value, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      scanAll: db.prepare<[string, string, string], StoredRow>(
+        `SELECT namespace, name, value FROM store_objects
+         WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name`,
+      ),
+      scanNs: db.prepare<[string, string, string], StoredRow>(
+        `SELECT namespace, name, value FROM store_objects
+         WHERE resource = ? AND namespace = ? AND name > ? ORDER BY name`,
+      ),
+      countAll: db.prepare<[string, string, string], { n: number }>(
+        'SELECT count(*) AS n FROM store_objects WHERE resource = ? AND (namespace, name) > (?, ?)',
+      ),
+      countNs: db.prepare<[string, string, string], { n: number }>(
+        'SELECT count(*) AS n FROM store_objects WHERE resource = ? AND namespace = ? AND name > ?',
+      ),
+      readLog: db.prepare<[number, number], LogRow>(
+        'SELECT rv, type, resource, namespace, name, value FROM store_log WHERE rv > ? ORDER BY rv LIMIT ?',
+      ),
+      compactFloor: db.prepare<[number, number], { rv: number }>(
+        'SELECT rv FROM store_log WHERE rv <= ? AND at <= ? ORDER BY rv DESC LIMIT 1',
+      ),
+      dropLog: db.prepare<[number]>('DELETE FROM store_log WHERE rv <= ?'),
+      setCompacted: db.prepare<[number]>(
+        'UPDATE store_state SET compacted_rv = max(compacted_rv, ?) WHERE id = 1',
+      ),
+    };
+    const tx = this.db.transaction((fn: () => void) => fn());
+    this.inTransaction = (fn) => tx.immediate(fn);
+  }
+
+  write(key: ObjectKey, decide: Decide, afterCommit: (record: LogRecord) => void): Promise<void> {
+    try {
+      let record: LogRecord | undefined;
+      this.inTransaction(() => {
+        const current = this.stmt.get.get(key.resource, key.namespace, key.name)?.value;
+        const nextRv = this.stmt.state.get()!.rv + 1;
+        const mutation = decide(current, nextRv);
+        if (mutation.op === 'none') return;
+        if (mutation.op === 'put') {
+          this.stmt.upsert.run(key.resource, key.namespace, key.name, nextRv, mutation.value);
+        } else {
+          this.stmt.remove.run(key.resource, key.namespace, key.name);
+        }
+        const type = mutation.op === 'put' ? mutation.type : 'DELETED';
+        this.stmt.append.run(nextRv, type, key.resource, key.namespace, key.name, mutation.value, Date.now());
+        this.stmt.setRv.run(nextRv);
+        record = { rv: nextRv, type, ...key, value: mutation.value };
+      });
+      if (record) afterCommit(record);
+      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  get(key: ObjectKey): Promise<string | undefined> {
+    try {
+      return Promise.resolve(this.stmt.get.get(key.resource, key.namespace, key.name)?.value);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  scan<T>(query: ScanQuery, pick: (row: StoredRow) => T | undefined): Promise<ScanResult<T>> {
+    try {
+      // Synchronous on the only connection: no write can land between the counter and the rows.
+          const start = scanStart(query);
+          const rv = this.stmt.state.get()!.rv;
+          const rows =
+            query.namespace !== undefined
+              ? this.stmt.scanNs.iterate(query.resource, query.namespace, start.name)
+              : this.stmt.scanAll.iterate(query.resource, start.namespace, start.name);
+          const items: T[] = [];
+          let lastKey: { namespace: string; name: string } | undefined;
+          let more = false;
+          for (const row of rows) {
+            if (query.limit > 0 && items.length === query.limit) {
+              more = true;
+              break;
+            }
+            const item = pick(row);
+            if (item === undefined) continue;
+            items.push(item);
+            lastKey = { namespace: row.namespace, name: row.name };
+          }
+          const result: ScanResult<T> = { rv, items, more };
+          if (lastKey) result.lastKey = lastKey;
+          if (more && query.countRemaining && lastKey) {
+            result.remaining =
+              query.namespace !== undefined
+                ? this.stmt.countNs.get(query.resource, query.namespace, lastKey.name)!.n
+                : this.stmt.countAll.get(query.resource, lastKey.namespace, lastKey.name)!.n;
+          }
+      return Promise.resolve(result);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  currentRv(): Promise<number> {
+    return Promise.resolve(this.stmt.state.get()!.rv);
+  }
+
+  compactedRv(): Promise<number> {
+    return Promise.resolve(this.stmt.state.get()!.compacted_rv);
+  }
+
+  readLog(afterRv: number, limit: number): Promise<LogPage> {
+    try {
+      const records = this.stmt.readLog.all(afterRv, limit);
+      return Promise.resolve({ records, compactedRv: this.stmt.state.get()!.compacted_rv });
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  compact(retention: Retention): Promise<number> {
+    try {
+      let compacted = 0;
+      this.inTransaction(() => {
+        const state = this.stmt.state.get()!;
+        compacted = state.compacted_rv;
+        const floor = this.stmt.compactFloor.get(state.rv - retention.minEvents, Date.now() - retention.minAgeMs);
+        if (floor && floor.rv > compacted) {
+          this.stmt.dropLog.run(floor.rv);
+          this.stmt.setCompacted.run(floor.rv);
+          compacted = floor.rv;
+        }
+      });
+      return Promise.resolve(compacted);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  onWake(): void {
+    // One process owns the file: every write goes through write() above.
+  }
+
+  close(): Promise<void> {
+    this.db.close();
+    return Promise.resolve();
+  }
+}
