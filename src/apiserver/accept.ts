@@ -42,5 +42,7 @@ export function parseAccept(header: string | undefined): AcceptClause[] {
 
 /** Whether `clause` admits `type/subtype` (wildcards included). */
 export function acceptsMediaType(clause: AcceptClause, type: string, subtype: string): boolean {
-  return (clause.type === '*' || clause.type === type) && (clause.subtype === '*' || clause.subtype === subtype);
+  return (
+    (clause.type === '*' || clause.type === type) && (clause.subtype === '*' || clause.subtype === subtype)
+  );
 }

@@ -2,7 +2,13 @@
 // APIVersions/APIGroupList/APIGroup/APIResourceList forms, built once per registry and served as prepared bytes.
 import { createHash } from 'node:crypto';
 import type { TObject } from '@sinclair/typebox';
-import { ALL_VERBS, apiVersionOf, type ExtraSubresource, type KindDefinition, type Verb } from '../kinds/types.js';
+import {
+  ALL_VERBS,
+  apiVersionOf,
+  type ExtraSubresource,
+  type KindDefinition,
+  type Verb,
+} from '../kinds/types.js';
 import { acceptsMediaType, parseAccept } from './accept.js';
 
 /**
@@ -18,7 +24,9 @@ export interface SubresourceDefinition extends ExtraSubresource {
 }
 
 /** A kind as discovery and OpenAPI see it: a KindDefinition whose extra subresources may carry schemas. */
-export type ServedKind = Omit<KindDefinition, 'extraSubresources'> & { extraSubresources?: readonly SubresourceDefinition[] };
+export type ServedKind = Omit<KindDefinition, 'extraSubresources'> & {
+  extraSubresources?: SubresourceDefinition[];
+};
 
 /** A ready HTTP answer: the router writes status, headers and body as they are. */
 export interface PreparedResponse {
@@ -62,7 +70,8 @@ export const DEFAULT_GIT_VERSION = 'v1.35.0';
 export function versionInfo(options: VersionOptions = {}): VersionInfo {
   const gitVersion = options.gitVersion ?? DEFAULT_GIT_VERSION;
   const match = /^v(\d+)\.(\d+)\.(\d+)([-+].*)?$/.exec(gitVersion);
-  if (!match) throw new Error(`gitVersion ${JSON.stringify(gitVersion)} is not a Kubernetes semver like v1.35.0`);
+  if (!match)
+    throw new Error(`gitVersion ${JSON.stringify(gitVersion)} is not a Kubernetes semver like v1.35.0`);
   const major = match[1]!;
   const minor = match[2]!;
   const info: VersionInfo = { major, minor } as VersionInfo;
@@ -155,9 +164,7 @@ export function compareKubeVersions(a: string, b: string): number {
   }
   const stability = (m: RegExpExecArray) => (m[2] === undefined ? 2 : m[2] === 'beta' ? 1 : 0);
   return (
-    stability(mb) - stability(ma) ||
-    Number(mb[1]) - Number(ma[1]) ||
-    Number(mb[3] ?? 0) - Number(ma[3] ?? 0)
+    stability(mb) - stability(ma) || Number(mb[1]) - Number(ma[1]) || Number(mb[3] ?? 0) - Number(ma[3] ?? 0)
   );
 }
 
@@ -187,7 +194,9 @@ export function layoutRegistry(kinds: readonly ServedKind[]): RegistryLayout {
       group,
       version,
       groupVersion: group ? `${group}/${version}` : version,
-      kinds: [...versions.get(version)!].sort((x, y) => (x.plural < y.plural ? -1 : x.plural > y.plural ? 1 : 0)),
+      kinds: [...versions.get(version)!].sort((x, y) =>
+        x.plural < y.plural ? -1 : x.plural > y.plural ? 1 : 0,
+      ),
     }));
     groups.push({ group, versions: ordered });
   }
@@ -252,7 +261,11 @@ export interface APIVersions {
 
 /** What storage-version migrators compare; the apiserver derives it from group/version/kind the same way. */
 function storageVersionHash(kind: ServedKind): string {
-  return createHash('sha256').update(`${kind.group}/${kind.version}/${kind.kind}`).digest().subarray(0, 8).toString('base64');
+  return createHash('sha256')
+    .update(`${kind.group}/${kind.version}/${kind.kind}`)
+    .digest()
+    .subarray(0, 8)
+    .toString('base64');
 }
 
 /** The resource and its subresources (`pods`, `pods/eviction`, `pods/status`), sorted by name. */
@@ -271,7 +284,13 @@ export function apiResourcesOf(kind: ServedKind): APIResource[] {
   if (verbs.includes('get')) main.storageVersionHash = storageVersionHash(kind);
   const out = [main];
   if (kind.subresources?.status) {
-    out.push({ name: `${kind.plural}/status`, singularName: '', namespaced: kind.namespaced, kind: kind.kind, verbs: [...STATUS_VERBS] });
+    out.push({
+      name: `${kind.plural}/status`,
+      singularName: '',
+      namespaced: kind.namespaced,
+      kind: kind.kind,
+      verbs: [...STATUS_VERBS],
+    });
   }
   for (const sub of kind.extraSubresources ?? []) {
     out.push({
@@ -447,7 +466,8 @@ export function negotiateDiscovery(accept: string | undefined): DiscoveryFormat 
     if (!acceptsMediaType(clause, 'application', 'json')) continue;
     const { as, g, v } = clause.params;
     if (as === undefined && g === undefined && v === undefined) return 'legacy';
-    if (as === 'APIGroupDiscoveryList' && g === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1')) return v;
+    if (as === 'APIGroupDiscoveryList' && g === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1'))
+      return v;
   }
   return 'legacy';
 }
@@ -491,8 +511,14 @@ export function buildDiscovery(kinds: readonly ServedKind[], options: DiscoveryO
   const version = versionInfo(options.version);
   const versionBody = JSON.stringify(version);
   const aggregated = {
-    api: { v2: prepare(aggregatedDiscovery(layout, 'api', 'v2')), v2beta1: prepare(aggregatedDiscovery(layout, 'api', 'v2beta1')) },
-    apis: { v2: prepare(aggregatedDiscovery(layout, 'apis', 'v2')), v2beta1: prepare(aggregatedDiscovery(layout, 'apis', 'v2beta1')) },
+    api: {
+      v2: prepare(aggregatedDiscovery(layout, 'api', 'v2')),
+      v2beta1: prepare(aggregatedDiscovery(layout, 'api', 'v2beta1')),
+    },
+    apis: {
+      v2: prepare(aggregatedDiscovery(layout, 'apis', 'v2')),
+      v2beta1: prepare(aggregatedDiscovery(layout, 'apis', 'v2beta1')),
+    },
   };
   const legacyApi = JSON.stringify(apiVersions(layout, options.serverAddress));
   const legacyApis = JSON.stringify(apiGroupList(layout));
@@ -500,10 +526,15 @@ export function buildDiscovery(kinds: readonly ServedKind[], options: DiscoveryO
   const resourceLists = new Map<string, string>();
   for (const group of [...(layout.core ? [layout.core] : []), ...layout.groups]) {
     if (group.group) groupBodies.set(group.group, JSON.stringify(apiGroup(layout, group.group)));
-    for (const gv of group.versions) resourceLists.set(gv.groupVersion, JSON.stringify(apiResourceListOf(gv)));
+    for (const gv of group.versions)
+      resourceLists.set(gv.groupVersion, JSON.stringify(apiResourceListOf(gv)));
   }
 
-  function aggregatedResponse(doc: Prepared, format: AggregatedFormat, ifNoneMatch?: string): PreparedResponse {
+  function aggregatedResponse(
+    doc: Prepared,
+    format: AggregatedFormat,
+    ifNoneMatch?: string,
+  ): PreparedResponse {
     const etag = `"${doc.etag}"`;
     const headers = {
       'Content-Type': DISCOVERY_CONTENT_TYPES[format],

@@ -20,20 +20,20 @@ const pod = {
   },
 };
 
-test('field paths, with or without braces, reach nested values', () => {
+void test('field paths, with or without braces, reach nested values', () => {
   assert.deepEqual(evaluateJsonPath('.spec.replicas', pod), [3]);
   assert.deepEqual(evaluateJsonPath('{.metadata.name}', pod), ['web-1']);
   assert.deepEqual(evaluateJsonPath('$.metadata.labels.app', pod), ['web']);
   assert.deepEqual(evaluateJsonPath('.metadata', pod), [pod.metadata]);
 });
 
-test('missing keys find nothing instead of failing; explicit null is a value', () => {
+void test('missing keys find nothing instead of failing; explicit null is a value', () => {
   assert.deepEqual(evaluateJsonPath('.spec.missing.deeper', pod), []);
   assert.deepEqual(evaluateJsonPath('.spec.replicas.x', pod), []);
   assert.deepEqual(evaluateJsonPath('.status.empty', pod), [null]);
 });
 
-test('indexes, negative indexes, slices and wildcards', () => {
+void test('indexes, negative indexes, slices and wildcards', () => {
   assert.deepEqual(evaluateJsonPath('.spec.containers[0].name', pod), ['app']);
   assert.deepEqual(evaluateJsonPath('.spec.containers[-1].name', pod), ['sidecar']);
   assert.deepEqual(evaluateJsonPath('.spec.containers[5].name', pod), []);
@@ -44,7 +44,7 @@ test('indexes, negative indexes, slices and wildcards', () => {
   assert.deepEqual(evaluateJsonPath('.metadata.labels.*', pod), ['web', 'shop']);
 });
 
-test('filters select array items by comparison or existence', () => {
+void test('filters select array items by comparison or existence', () => {
   assert.deepEqual(evaluateJsonPath('.status.conditions[?(@.type=="Ready")].status', pod), ['False']);
   assert.deepEqual(evaluateJsonPath(".status.conditions[?(@.type == 'Ready')].status", pod), ['False']);
   assert.deepEqual(evaluateJsonPath('.status.conditions[?(@.type!="Ready")].type', pod), ['Initialized']);
@@ -56,16 +56,16 @@ test('filters select array items by comparison or existence', () => {
   assert.deepEqual(evaluateJsonPath('.metadata[?(@.name=="web-1")].name', pod), []);
 });
 
-test('keys with dots: bracket strings and escaped dots', () => {
+void test('keys with dots: bracket strings and escaped dots', () => {
   assert.deepEqual(evaluateJsonPath(".metadata.labels['app.kubernetes.io/name']", pod), ['shop']);
   assert.deepEqual(evaluateJsonPath('.metadata.labels.app\\.kubernetes\\.io/name', pod), ['shop']);
 });
 
-test('recursive descent collects a field at every depth', () => {
+void test('recursive descent collects a field at every depth', () => {
   assert.deepEqual(evaluateJsonPath('..containerPort', pod), [80, 9901, 15000]);
 });
 
-test('syntax errors are reported with the expression', () => {
+void test('syntax errors are reported with the expression', () => {
   assert.throws(() => compileJsonPath('.spec.containers[0'), /invalid JSONPath ".spec.containers\[0"/);
   assert.throws(() => compileJsonPath('.status.conditions[?(@.type=="Ready"]'), /invalid JSONPath/);
   assert.throws(() => compileJsonPath('.a b'), /invalid JSONPath/);

@@ -9,7 +9,8 @@ type Segment =
   | { kind: 'slice'; start: number | undefined; end: number | undefined; step: number | undefined }
   | { kind: 'filter'; filter: Filter };
 
-type Operand = { kind: 'path'; segments: Segment[] } | { kind: 'literal'; value: string | number | boolean | null };
+type Operand =
+  { kind: 'path'; segments: Segment[] } | { kind: 'literal'; value: string | number | boolean | null };
 
 interface Filter {
   left: Operand;
@@ -87,7 +88,11 @@ class Parser {
         if (this.text[this.pos] === '*') {
           this.pos++;
           segments.push({ kind: 'wildcard' });
-        } else if (this.pos >= this.text.length || this.text[this.pos] === '[' || this.isSpace(this.text[this.pos])) {
+        } else if (
+          this.pos >= this.text.length ||
+          this.text[this.pos] === '[' ||
+          this.isSpace(this.text[this.pos])
+        ) {
           // A lone `.` is the current object (`{.}`); nothing to add.
         } else {
           segments.push({ kind: 'field', name: this.parseName() });
@@ -109,7 +114,18 @@ class Parser {
         this.pos += 2;
         continue;
       }
-      if (c === '.' || c === '[' || c === ']' || c === ')' || c === '=' || c === '!' || c === '<' || c === '>' || this.isSpace(c)) break;
+      if (
+        c === '.' ||
+        c === '[' ||
+        c === ']' ||
+        c === ')' ||
+        c === '=' ||
+        c === '!' ||
+        c === '<' ||
+        c === '>' ||
+        this.isSpace(c)
+      )
+        break;
       name += c;
       this.pos++;
     }
@@ -186,7 +202,10 @@ class Parser {
     if (!match) this.fail('expected @-path or literal in filter');
     this.pos += match![0].length;
     const word = match![0];
-    return { kind: 'literal', value: word === 'true' ? true : word === 'false' ? false : word === 'null' ? null : Number(word) };
+    return {
+      kind: 'literal',
+      value: word === 'true' ? true : word === 'false' ? false : word === 'null' ? null : Number(word),
+    };
   }
 
   private parseString(): string {

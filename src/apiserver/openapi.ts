@@ -34,7 +34,8 @@ const ref = (name: string) => `#/components/schemas/${name}`;
  */
 export function schemaPrefix(group: string, version: string): string {
   if (group === '') return `io.k8s.api.core.${version}`;
-  if (group === 'apiextensions.k8s.io') return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
+  if (group === 'apiextensions.k8s.io')
+    return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`;
   if (group === 'apiregistration.k8s.io') return `io.k8s.kube-aggregator.pkg.apis.apiregistration.${version}`;
   if (isKubernetesGroup(group)) return `io.k8s.api.${group.split('.')[0]!}.${version}`;
   return `${group.split('.').reverse().join('.')}.${version}`;
@@ -54,7 +55,11 @@ function camel(part: string): string {
 /** `Core`, `Apps`, `RbacAuthorization`, `FleetExampleCom`: the group part of operation ids. */
 function groupIdPart(group: string): string {
   if (group === '') return 'Core';
-  return group.replace(/\.k8s\.io$/, '').split('.').map(camel).join('');
+  return group
+    .replace(/\.k8s\.io$/, '')
+    .split('.')
+    .map(camel)
+    .join('');
 }
 
 function tagOf(group: string, version: string): string {
@@ -95,7 +100,17 @@ const OAS_KEYWORDS = new Set([
   'deprecated',
 ]);
 
-const STRUCTURE_KEYWORDS = ['type', 'properties', 'items', '$ref', 'anyOf', 'allOf', 'oneOf', 'enum', 'additionalProperties'];
+const STRUCTURE_KEYWORDS = [
+  'type',
+  'properties',
+  'items',
+  '$ref',
+  'anyOf',
+  'allOf',
+  'oneOf',
+  'enum',
+  'additionalProperties',
+];
 
 function isPlainObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -189,7 +204,13 @@ function convertBody(s: Json, ctx: ConvertContext): Json {
   const out: Json = {};
   for (const [key, value] of Object.entries(s)) {
     if (key.startsWith('x-')) out[key] = clone(value);
-    else if (OAS_KEYWORDS.has(key) && key !== 'type' && key !== 'exclusiveMinimum' && key !== 'exclusiveMaximum') out[key] = clone(value);
+    else if (
+      OAS_KEYWORDS.has(key) &&
+      key !== 'type' &&
+      key !== 'exclusiveMinimum' &&
+      key !== 'exclusiveMaximum'
+    )
+      out[key] = clone(value);
   }
 
   // `$defs`-with-`$ref` roots (TypeBox modules) stand for the referenced definition.
@@ -199,7 +220,11 @@ function convertBody(s: Json, ctx: ConvertContext): Json {
   }
 
   // type: TypeBox's non-JSON types, `null`, and type arrays.
-  const types = Array.isArray(s.type) ? (s.type as unknown[]).map(String) : typeof s.type === 'string' ? [s.type] : [];
+  const types = Array.isArray(s.type)
+    ? (s.type as unknown[]).map(String)
+    : typeof s.type === 'string'
+      ? [s.type]
+      : [];
   if (types.includes('null')) out.nullable = true;
   const nonNull = types.filter((t) => t !== 'null');
   if (nonNull.length === 1) {
@@ -217,7 +242,8 @@ function convertBody(s: Json, ctx: ConvertContext): Json {
     const t = primitiveTypeOf(s.const);
     if (t && !out.type) out.type = t;
   }
-  if (Array.isArray(s.examples) && s.examples.length && out.example === undefined) out.example = clone(s.examples[0]);
+  if (Array.isArray(s.examples) && s.examples.length && out.example === undefined)
+    out.example = clone(s.examples[0]);
 
   // JSON Schema 2019 numeric exclusive bounds → OpenAPI 3.0 boolean form.
   for (const [exclusive, bound] of [
@@ -248,20 +274,28 @@ function convertBody(s: Json, ctx: ConvertContext): Json {
   } else if (isPlainObject(s.patternProperties)) {
     // Record<string, T>: one pattern (TypeBox writes `^(.*)$`) becomes a map of T.
     const values = Object.values(s.patternProperties);
-    out.additionalProperties = values.length === 1 ? convertNode(values[0], ctx) : { 'x-kubernetes-preserve-unknown-fields': true };
+    out.additionalProperties =
+      values.length === 1 ? convertNode(values[0], ctx) : { 'x-kubernetes-preserve-unknown-fields': true };
     if (!out.type) out.type = 'object';
   }
   if (Array.isArray(s.items)) {
     // Tuples have no OpenAPI 3.0 form; keep a common item schema when all positions agree.
     const converted = s.items.map((item) => JSON.stringify(convertNode(item, ctx)));
-    out.items = converted.length > 0 && converted.every((c) => c === converted[0]) ? (JSON.parse(converted[0]!) as Json) : { 'x-kubernetes-preserve-unknown-fields': true };
+    out.items =
+      converted.length > 0 && converted.every((c) => c === converted[0])
+        ? (JSON.parse(converted[0]!) as Json)
+        : { 'x-kubernetes-preserve-unknown-fields': true };
   } else if (isPlainObject(s.items)) {
     out.items = convertNode(s.items, ctx);
   }
   if (out.type === 'array' && !out.items) out.items = { 'x-kubernetes-preserve-unknown-fields': true };
 
   // `{}` (Type.Unknown / Type.Any) means "anything": say so the Kubernetes way.
-  if (!STRUCTURE_KEYWORDS.some((k) => k in out) && !('x-kubernetes-int-or-string' in out) && !('x-kubernetes-preserve-unknown-fields' in out)) {
+  if (
+    !STRUCTURE_KEYWORDS.some((k) => k in out) &&
+    !('x-kubernetes-int-or-string' in out) &&
+    !('x-kubernetes-preserve-unknown-fields' in out)
+  ) {
     out['x-kubernetes-preserve-unknown-fields'] = true;
   }
   return out;
@@ -269,7 +303,8 @@ function convertBody(s: Json, ctx: ConvertContext): Json {
 
 function convertUnion(members: unknown[], out: Json, ctx: ConvertContext, keyword: 'anyOf' | 'oneOf'): void {
   const objects = members.filter(isPlainObject);
-  const isNull = (m: Json) => m.type === 'null' || (Array.isArray(m.type) && m.type.length === 1 && m.type[0] === 'null');
+  const isNull = (m: Json) =>
+    m.type === 'null' || (Array.isArray(m.type) && m.type.length === 1 && m.type[0] === 'null');
   if (objects.some(isNull)) out.nullable = true;
   const rest = objects.filter((m) => !isNull(m));
   if (rest.length === 0) return;
@@ -278,8 +313,14 @@ function convertUnion(members: unknown[], out: Json, ctx: ConvertContext, keywor
     return;
   }
   // Union of literals → enum.
-  const literalValues = rest.map((m) => ('const' in m ? m.const : Array.isArray(m.enum) && m.enum.length === 1 ? m.enum[0] : undefined));
-  const literalTypes = new Set(literalValues.map((v) => (v === undefined ? undefined : primitiveTypeOf(v) === 'integer' ? 'number' : primitiveTypeOf(v))));
+  const literalValues = rest.map((m) =>
+    'const' in m ? m.const : Array.isArray(m.enum) && m.enum.length === 1 ? m.enum[0] : undefined,
+  );
+  const literalTypes = new Set(
+    literalValues.map((v) =>
+      v === undefined ? undefined : primitiveTypeOf(v) === 'integer' ? 'number' : primitiveTypeOf(v),
+    ),
+  );
   if (literalValues.every((v) => v !== undefined) && literalTypes.size === 1) {
     const t = [...literalTypes][0]!;
     out.type = t === 'number' && literalValues.every((v) => Number.isInteger(v)) ? 'integer' : t;
@@ -287,8 +328,14 @@ function convertUnion(members: unknown[], out: Json, ctx: ConvertContext, keywor
     return;
   }
   // integer | string → Kubernetes IntOrString.
-  const simpleTypes = rest.map((m) => (Object.keys(m).every((k) => k === 'type' || k === 'description') ? m.type : undefined));
-  if (rest.length === 2 && simpleTypes.includes('string') && (simpleTypes.includes('integer') || simpleTypes.includes('number'))) {
+  const simpleTypes = rest.map((m) =>
+    Object.keys(m).every((k) => k === 'type' || k === 'description') ? m.type : undefined,
+  );
+  if (
+    rest.length === 2 &&
+    simpleTypes.includes('string') &&
+    (simpleTypes.includes('integer') || simpleTypes.includes('number'))
+  ) {
     out['x-kubernetes-int-or-string'] = true;
     out.anyOf = [{ type: 'integer' }, { type: 'string' }];
     return;
@@ -299,7 +346,9 @@ function convertUnion(members: unknown[], out: Json, ctx: ConvertContext, keywor
 function convertAllOf(members: unknown[], out: Json, ctx: ConvertContext): void {
   const converted = members.map((m) => convertNode(m, ctx));
   // TypeBox Intersect of plain objects: merge into one object so explain lists every field.
-  const mergeable = converted.every((c) => !('$ref' in c) && !('allOf' in c) && (c.type === 'object' || isPlainObject(c.properties)));
+  const mergeable = converted.every(
+    (c) => !('$ref' in c) && !('allOf' in c) && (c.type === 'object' || isPlainObject(c.properties)),
+  );
   if (!mergeable) {
     out.allOf = converted;
     return;
@@ -344,24 +393,44 @@ export function toOpenApiSchema(
 
 const str = (description: string): Json => ({ type: 'string', description });
 const int64 = (description: string): Json => ({ type: 'integer', format: 'int64', description });
-const refWith = (name: string, description: string, extra: Json = {}): Json => ({ allOf: [{ $ref: ref(name) }], description, ...extra });
-const stringMap = (description: string): Json => ({ type: 'object', additionalProperties: { type: 'string', default: '' }, description });
+const refWith = (name: string, description: string, extra: Json = {}): Json => ({
+  allOf: [{ $ref: ref(name) }],
+  description,
+  ...extra,
+});
+const stringMap = (description: string): Json => ({
+  type: 'object',
+  additionalProperties: { type: 'string', default: '' },
+  description,
+});
 
-const METADATA_DESCRIPTION = "Standard object's metadata: name, namespace, labels, annotations, owner references and server-set fields.";
-const API_VERSION_DESCRIPTION = 'Versioned schema of this representation of the object, e.g. `v1` or `apps/v1`.';
+const METADATA_DESCRIPTION =
+  "Standard object's metadata: name, namespace, labels, annotations, owner references and server-set fields.";
+const API_VERSION_DESCRIPTION =
+  'Versioned schema of this representation of the object, e.g. `v1` or `apps/v1`.';
 const KIND_DESCRIPTION = 'The REST resource type this object represents, in CamelCase.';
 
 function metaComponents(): Record<string, Json> {
   return {
-    [`${META}.Time`]: { type: 'string', format: 'date-time', description: 'An RFC 3339 timestamp with second precision.' },
-    [`${META}.FieldsV1`]: { type: 'object', description: 'A set of fields in the managed-fields trie format.' },
+    [`${META}.Time`]: {
+      type: 'string',
+      format: 'date-time',
+      description: 'An RFC 3339 timestamp with second precision.',
+    },
+    [`${META}.FieldsV1`]: {
+      type: 'object',
+      description: 'A set of fields in the managed-fields trie format.',
+    },
     [`${META}.OwnerReference`]: {
       type: 'object',
       description: 'Identifies an owning object; the owner must be in the same namespace or cluster-scoped.',
       required: ['apiVersion', 'kind', 'name', 'uid'],
       properties: {
         apiVersion: str('API version of the owner.'),
-        blockOwnerDeletion: { type: 'boolean', description: 'Whether foreground deletion of the owner waits for this object.' },
+        blockOwnerDeletion: {
+          type: 'boolean',
+          description: 'Whether foreground deletion of the owner waits for this object.',
+        },
         controller: { type: 'boolean', description: 'Whether the owner is the managing controller.' },
         kind: str('Kind of the owner.'),
         name: str('Name of the owner.'),
@@ -389,7 +458,10 @@ function metaComponents(): Record<string, Json> {
         annotations: stringMap('Unstructured key/value data for tools; not used for selection.'),
         creationTimestamp: refWith(`${META}.Time`, 'When the object was created; set by the server.'),
         deletionGracePeriodSeconds: int64('Seconds allowed for graceful termination once deletion started.'),
-        deletionTimestamp: refWith(`${META}.Time`, 'When the object will be or was deleted; set by the server on delete.'),
+        deletionTimestamp: refWith(
+          `${META}.Time`,
+          'When the object will be or was deleted; set by the server on delete.',
+        ),
         finalizers: {
           type: 'array',
           items: { type: 'string', default: '' },
@@ -435,13 +507,22 @@ function metaComponents(): Record<string, Json> {
     [`${META}.StatusCause`]: {
       type: 'object',
       description: 'One reason of an error.',
-      properties: { field: str('The field at fault, if any.'), message: str('Human-readable text.'), reason: str('Machine-readable reason.') },
+      properties: {
+        field: str('The field at fault, if any.'),
+        message: str('Human-readable text.'),
+        reason: str('Machine-readable reason.'),
+      },
     },
     [`${META}.StatusDetails`]: {
       type: 'object',
       description: 'Extra data of an error.',
       properties: {
-        causes: { type: 'array', items: { $ref: ref(`${META}.StatusCause`) }, 'x-kubernetes-list-type': 'atomic', description: 'Causes.' },
+        causes: {
+          type: 'array',
+          items: { $ref: ref(`${META}.StatusCause`) },
+          'x-kubernetes-list-type': 'atomic',
+          description: 'Causes.',
+        },
         group: str('Group of the resource.'),
         kind: str('Kind (resource) of the object.'),
         name: str('Name of the object.'),
@@ -474,7 +555,12 @@ function metaComponents(): Record<string, Json> {
       description: 'Options of a delete.',
       properties: {
         apiVersion: str(API_VERSION_DESCRIPTION),
-        dryRun: { type: 'array', items: { type: 'string', default: '' }, 'x-kubernetes-list-type': 'atomic', description: '["All"] to validate only.' },
+        dryRun: {
+          type: 'array',
+          items: { type: 'string', default: '' },
+          'x-kubernetes-list-type': 'atomic',
+          description: '["All"] to validate only.',
+        },
         gracePeriodSeconds: int64('Seconds before the object is deleted.'),
         kind: str(KIND_DESCRIPTION),
         orphanDependents: { type: 'boolean', description: 'Deprecated; use propagationPolicy.' },
@@ -486,10 +572,21 @@ function metaComponents(): Record<string, Json> {
 }
 
 /** The kind's component: its own fields plus the common apiVersion/kind/metadata. */
-function kindComponent(kind: { group: string; version: string; kind: string; description?: string; schema: TSchema }, components: Record<string, Json>): Json {
-  const converted = toOpenApiSchema(kind.schema, components, schemaPrefix(kind.group, kind.version), schemaName(kind.group, kind.version, kind.kind));
+function kindComponent(
+  kind: { group: string; version: string; kind: string; description?: string; schema: TSchema },
+  components: Record<string, Json>,
+): Json {
+  const converted = toOpenApiSchema(
+    kind.schema,
+    components,
+    schemaPrefix(kind.group, kind.version),
+    schemaName(kind.group, kind.version, kind.kind),
+  );
   const properties: Json = isPlainObject(converted.properties) ? converted.properties : {};
-  const { metadata: _m, apiVersion: _a, kind: _k, ...own } = properties;
+  const own: Json = { ...properties };
+  delete own.metadata;
+  delete own.apiVersion;
+  delete own.kind;
   const out: Json = {
     ...converted,
     type: 'object',
@@ -513,11 +610,17 @@ function listComponent(kind: ServedKind): Json {
     required: ['items'],
     properties: {
       apiVersion: str(API_VERSION_DESCRIPTION),
-      items: { type: 'array', items: { $ref: ref(schemaName(kind.group, kind.version, kind.kind)) }, description: `The ${kind.plural}.` },
+      items: {
+        type: 'array',
+        items: { $ref: ref(schemaName(kind.group, kind.version, kind.kind)) },
+        description: `The ${kind.plural}.`,
+      },
       kind: str(KIND_DESCRIPTION),
       metadata: refWith(`${META}.ListMeta`, 'List metadata.', { default: {} }),
     },
-    'x-kubernetes-group-version-kind': [{ group: kind.group, kind: `${kind.kind}List`, version: kind.version }],
+    'x-kubernetes-group-version-kind': [
+      { group: kind.group, kind: `${kind.kind}List`, version: kind.version },
+    ],
   };
 }
 
@@ -525,17 +628,40 @@ function listComponent(kind: ServedKind): Json {
 // Paths
 
 const stringSchema = { type: 'string', uniqueItems: true };
-const query = (name: string, description: string, schema: Json = stringSchema): Json => ({ name, in: 'query', description, schema });
+const query = (name: string, description: string, schema: Json = stringSchema): Json => ({
+  name,
+  in: 'query',
+  description,
+  schema,
+});
 
 const P = {
-  name: { name: 'name', in: 'path', description: 'Name of the object.', required: true, schema: stringSchema },
-  namespace: { name: 'namespace', in: 'path', description: 'Namespace of the object.', required: true, schema: stringSchema },
+  name: {
+    name: 'name',
+    in: 'path',
+    description: 'Name of the object.',
+    required: true,
+    schema: stringSchema,
+  },
+  namespace: {
+    name: 'namespace',
+    in: 'path',
+    description: 'Namespace of the object.',
+    required: true,
+    schema: stringSchema,
+  },
   pretty: query('pretty', "If 'true', the output is indented."),
   dryRun: query('dryRun', "'All' validates and computes the result without persisting it."),
   fieldManager: query('fieldManager', 'Name of the actor making the change, for field ownership.'),
   // kubectl and helm look for this parameter on PATCH operations to decide that the server validates fields.
-  fieldValidation: query('fieldValidation', 'Ignore, Warn or Strict: how to treat unknown or duplicate fields.'),
-  force: query('force', "Apply only: 'true' takes ownership of conflicting fields.", { type: 'boolean', uniqueItems: true }),
+  fieldValidation: query(
+    'fieldValidation',
+    'Ignore, Warn or Strict: how to treat unknown or duplicate fields.',
+  ),
+  force: query('force', "Apply only: 'true' takes ownership of conflicting fields.", {
+    type: 'boolean',
+    uniqueItems: true,
+  }),
   labelSelector: query('labelSelector', 'Only objects whose labels match.'),
   fieldSelector: query('fieldSelector', 'Only objects whose fields match.'),
   limit: query('limit', 'Page size.', { type: 'integer', uniqueItems: true }),
@@ -543,15 +669,41 @@ const P = {
   resourceVersion: query('resourceVersion', 'Version constraint of the read.'),
   resourceVersionMatch: query('resourceVersionMatch', 'How resourceVersion applies to a list.'),
   watch: query('watch', 'Stream changes instead of listing.', { type: 'boolean', uniqueItems: true }),
-  allowWatchBookmarks: query('allowWatchBookmarks', 'Send BOOKMARK events.', { type: 'boolean', uniqueItems: true }),
-  sendInitialEvents: query('sendInitialEvents', 'Start a watch with the current state.', { type: 'boolean', uniqueItems: true }),
-  timeoutSeconds: query('timeoutSeconds', 'End the list or watch after this long.', { type: 'integer', uniqueItems: true }),
-  gracePeriodSeconds: query('gracePeriodSeconds', 'Seconds before the object is deleted.', { type: 'integer', uniqueItems: true }),
+  allowWatchBookmarks: query('allowWatchBookmarks', 'Send BOOKMARK events.', {
+    type: 'boolean',
+    uniqueItems: true,
+  }),
+  sendInitialEvents: query('sendInitialEvents', 'Start a watch with the current state.', {
+    type: 'boolean',
+    uniqueItems: true,
+  }),
+  timeoutSeconds: query('timeoutSeconds', 'End the list or watch after this long.', {
+    type: 'integer',
+    uniqueItems: true,
+  }),
+  gracePeriodSeconds: query('gracePeriodSeconds', 'Seconds before the object is deleted.', {
+    type: 'integer',
+    uniqueItems: true,
+  }),
   propagationPolicy: query('propagationPolicy', 'Orphan, Background or Foreground deletion of dependents.'),
-  orphanDependents: query('orphanDependents', 'Deprecated; use propagationPolicy.', { type: 'boolean', uniqueItems: true }),
+  orphanDependents: query('orphanDependents', 'Deprecated; use propagationPolicy.', {
+    type: 'boolean',
+    uniqueItems: true,
+  }),
 };
 
-const LIST_PARAMS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds, P.watch];
+const LIST_PARAMS = [
+  P.allowWatchBookmarks,
+  P.continue,
+  P.fieldSelector,
+  P.labelSelector,
+  P.limit,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+  P.watch,
+];
 const WRITE_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation];
 const PATCH_PARAMS = [P.dryRun, P.fieldManager, P.fieldValidation, P.force];
 const DELETE_PARAMS = [P.dryRun, P.gracePeriodSeconds, P.orphanDependents, P.propagationPolicy];
@@ -563,7 +715,12 @@ function content(schemaRef: string): Json {
 function responses(codes: Record<string, string | undefined>): Json {
   const out: Json = {};
   for (const [code, schemaRef] of Object.entries(codes)) {
-    out[code] = schemaRef ? { description: code === '201' ? 'Created' : code === '202' ? 'Accepted' : 'OK', content: content(schemaRef) } : { description: 'OK' };
+    out[code] = schemaRef
+      ? {
+          description: code === '201' ? 'Created' : code === '202' ? 'Accepted' : 'OK',
+          content: content(schemaRef),
+        }
+      : { description: 'OK' };
   }
   out['401'] = { description: 'Unauthorized' };
   return out;
@@ -588,10 +745,15 @@ function operation(spec: OperationSpec): Json {
     tags: [spec.tag],
     parameters: spec.parameters,
   };
-  if (spec.body) op.requestBody = { content: { '*/*': { schema: { $ref: ref(spec.body) } } }, required: true };
+  if (spec.body)
+    op.requestBody = { content: { '*/*': { schema: { $ref: ref(spec.body) } } }, required: true };
   op.responses = spec.responses;
   op['x-kubernetes-action'] = spec.action;
-  op['x-kubernetes-group-version-kind'] = { group: spec.gvk.group, kind: spec.gvk.kind, version: spec.gvk.version };
+  op['x-kubernetes-group-version-kind'] = {
+    group: spec.gvk.group,
+    kind: spec.gvk.kind,
+    version: spec.gvk.version,
+  };
   return op;
 }
 
@@ -608,7 +770,9 @@ function pathsForKind(kind: ServedKind, out: Json): void {
   const verbs = new Set<Verb>(kind.verbs ?? ALL_VERBS);
   const gvk = { group: kind.group, version: kind.version, kind: kind.kind };
   const prefix = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
-  const collection = kind.namespaced ? `${prefix}/namespaces/{namespace}/${kind.plural}` : `${prefix}/${kind.plural}`;
+  const collection = kind.namespaced
+    ? `${prefix}/namespaces/{namespace}/${kind.plural}`
+    : `${prefix}/${kind.plural}`;
   const item = `${collection}/{name}`;
   const scopeParams = kind.namespaced ? [P.namespace, P.pretty] : [P.pretty];
   const itemParams = [P.name, ...scopeParams];
@@ -646,7 +810,10 @@ function pathsForKind(kind: ServedKind, out: Json): void {
       id: `delete${G}${V}Collection${ns}${kind.kind}`,
       description: `delete collection of ${kind.kind}`,
       action: 'deletecollection',
-      parameters: [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => p !== P.watch && p !== P.allowWatchBookmarks)],
+      parameters: [
+        ...DELETE_PARAMS,
+        ...LIST_PARAMS.filter((p) => p !== P.watch && p !== P.allowWatchBookmarks),
+      ],
       responses: responses({ '200': `${META}.Status` }),
     });
   }
@@ -654,7 +821,13 @@ function pathsForKind(kind: ServedKind, out: Json): void {
 
   const one: Json = {};
   if (verbs.has('get')) {
-    one.get = op({ id: `read${G}${V}${ns}${kind.kind}`, description: `read the specified ${kind.kind}`, action: 'get', parameters: [], responses: responses({ '200': kindRef }) });
+    one.get = op({
+      id: `read${G}${V}${ns}${kind.kind}`,
+      description: `read the specified ${kind.kind}`,
+      action: 'get',
+      parameters: [],
+      responses: responses({ '200': kindRef }),
+    });
   }
   if (verbs.has('update')) {
     one.put = op({
@@ -702,7 +875,13 @@ function pathsForKind(kind: ServedKind, out: Json): void {
 
   if (kind.subresources?.status) {
     out[`${item}/status`] = {
-      get: op({ id: `read${G}${V}${ns}${kind.kind}Status`, description: `read status of the specified ${kind.kind}`, action: 'get', parameters: [], responses: responses({ '200': kindRef }) }),
+      get: op({
+        id: `read${G}${V}${ns}${kind.kind}Status`,
+        description: `read status of the specified ${kind.kind}`,
+        action: 'get',
+        parameters: [],
+        responses: responses({ '200': kindRef }),
+      }),
       put: op({
         id: `replace${G}${V}${ns}${kind.kind}Status`,
         description: `replace status of the specified ${kind.kind}`,
@@ -722,10 +901,17 @@ function pathsForKind(kind: ServedKind, out: Json): void {
     };
   }
 
-  for (const sub of kind.extraSubresources ?? []) pathsForSubresource(kind, sub, `${item}/${sub.name}`, itemParams, out);
+  for (const sub of kind.extraSubresources ?? [])
+    pathsForSubresource(kind, sub, `${item}/${sub.name}`, itemParams, out);
 }
 
-function pathsForSubresource(kind: ServedKind, sub: SubresourceDefinition, path: string, params: Json[], out: Json): void {
+function pathsForSubresource(
+  kind: ServedKind,
+  sub: SubresourceDefinition,
+  path: string,
+  params: Json[],
+  out: Json,
+): void {
   const gvk = { group: sub.group, version: sub.version, kind: sub.kind };
   const subRef = sub.schema ? schemaName(sub.group, sub.version, sub.kind) : undefined;
   const idBase = `${groupIdPart(kind.group)}${camel(kind.version)}${kind.namespaced ? 'Namespaced' : ''}${kind.kind}${camel(sub.name)}`;
@@ -734,15 +920,57 @@ function pathsForSubresource(kind: ServedKind, sub: SubresourceDefinition, path:
   const entry: Json = {};
   for (const verb of new Set(sub.verbs)) {
     if (verb === 'create') {
-      entry.post = operation({ id: `create${idBase}`, description: `create ${sub.kind} of the specified ${kind.kind}`, action: 'post', gvk, tag, parameters: WRITE_PARAMS, body: subRef, responses: res(['200', '201', '202']) });
+      entry.post = operation({
+        id: `create${idBase}`,
+        description: `create ${sub.kind} of the specified ${kind.kind}`,
+        action: 'post',
+        gvk,
+        tag,
+        parameters: WRITE_PARAMS,
+        body: subRef,
+        responses: res(['200', '201', '202']),
+      });
     } else if (verb === 'get') {
-      entry.get = operation({ id: `read${idBase}`, description: `read ${sub.name} of the specified ${kind.kind}`, action: 'get', gvk, tag, parameters: [], responses: res(['200']) });
+      entry.get = operation({
+        id: `read${idBase}`,
+        description: `read ${sub.name} of the specified ${kind.kind}`,
+        action: 'get',
+        gvk,
+        tag,
+        parameters: [],
+        responses: res(['200']),
+      });
     } else if (verb === 'update') {
-      entry.put = operation({ id: `replace${idBase}`, description: `replace ${sub.name} of the specified ${kind.kind}`, action: 'put', gvk, tag, parameters: WRITE_PARAMS, body: subRef, responses: res(['200', '201']) });
+      entry.put = operation({
+        id: `replace${idBase}`,
+        description: `replace ${sub.name} of the specified ${kind.kind}`,
+        action: 'put',
+        gvk,
+        tag,
+        parameters: WRITE_PARAMS,
+        body: subRef,
+        responses: res(['200', '201']),
+      });
     } else if (verb === 'patch') {
-      entry.patch = operation({ id: `patch${idBase}`, description: `partially update ${sub.name} of the specified ${kind.kind}`, action: 'patch', gvk, tag, parameters: PATCH_PARAMS, responses: res(['200', '201']) });
+      entry.patch = operation({
+        id: `patch${idBase}`,
+        description: `partially update ${sub.name} of the specified ${kind.kind}`,
+        action: 'patch',
+        gvk,
+        tag,
+        parameters: PATCH_PARAMS,
+        responses: res(['200', '201']),
+      });
     } else if (verb === 'delete') {
-      entry.delete = operation({ id: `delete${idBase}`, description: `delete ${sub.name} of the specified ${kind.kind}`, action: 'delete', gvk, tag, parameters: DELETE_PARAMS, responses: res(['200', '202']) });
+      entry.delete = operation({
+        id: `delete${idBase}`,
+        description: `delete ${sub.name} of the specified ${kind.kind}`,
+        action: 'delete',
+        gvk,
+        tag,
+        parameters: DELETE_PARAMS,
+        responses: res(['200', '202']),
+      });
     }
   }
   if (Object.keys(entry).length) out[path] = { ...entry, parameters: params };
@@ -765,13 +993,15 @@ export function openApiDocument(gv: GroupVersionKinds, options: OpenApiOptions =
   const paths: Json = {};
   for (const kind of gv.kinds) {
     schemas[schemaName(kind.group, kind.version, kind.kind)] = kindComponent(kind, schemas);
-    if ((kind.verbs ?? ['list']).includes('list')) schemas[`${schemaName(kind.group, kind.version, kind.kind)}List`] = listComponent(kind);
+    if ((kind.verbs ?? ['list']).includes('list'))
+      schemas[`${schemaName(kind.group, kind.version, kind.kind)}List`] = listComponent(kind);
     pathsForKind(kind, paths);
   }
   for (const kind of gv.kinds) {
     for (const sub of kind.extraSubresources ?? []) {
       const name = schemaName(sub.group, sub.version, sub.kind);
-      if (sub.schema && !(name in schemas)) schemas[name] = kindComponent({ ...sub, schema: sub.schema }, schemas);
+      if (sub.schema && !(name in schemas))
+        schemas[name] = kindComponent({ ...sub, schema: sub.schema }, schemas);
     }
   }
   const sortedPaths: Json = {};
@@ -784,7 +1014,14 @@ export function openApiDocument(gv: GroupVersionKinds, options: OpenApiOptions =
     paths: sortedPaths,
     components: {
       schemas: sortedSchemas,
-      securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } },
+      securitySchemes: {
+        BearerToken: {
+          type: 'apiKey',
+          description: 'Bearer Token authentication',
+          name: 'authorization',
+          in: 'header',
+        },
+      },
     },
     security: [{ BearerToken: [] }],
   };
@@ -806,7 +1043,12 @@ export interface OpenApiV3 {
    * one long-lived cache headers. undefined for other paths, `/openapi/v2` included: the router answers
    * 404, which kubectl and helm accept when v3 is there.
    */
-  respond(path: string, query: URLSearchParams, accept?: string, ifNoneMatch?: string): PreparedResponse | undefined;
+  respond(
+    path: string,
+    query: URLSearchParams,
+    accept?: string,
+    ifNoneMatch?: string,
+  ): PreparedResponse | undefined;
 }
 
 function hashOf(body: string): string {
@@ -824,7 +1066,8 @@ export function buildOpenApiV3(kinds: readonly ServedKind[], options: OpenApiOpt
     }
   }
   const rootPaths: Record<string, { serverRelativeURL: string }> = {};
-  for (const [key, doc] of documents) rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+  for (const [key, doc] of documents)
+    rootPaths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
   const root = JSON.stringify({ paths: rootPaths });
   const rootEtag = `"${hashOf(root)}"`;
 
@@ -843,16 +1086,26 @@ export function buildOpenApiV3(kinds: readonly ServedKind[], options: OpenApiOpt
       const doc = documents.get(key);
       if (!doc) return undefined;
       if (!parseAccept(accept).some((c) => acceptsMediaType(c, 'application', 'json'))) {
-        const status = errors.notAcceptable('only application/json is served for OpenAPI v3 documents').toStatus();
+        const status = errors
+          .notAcceptable('only application/json is served for OpenAPI v3 documents')
+          .toStatus();
         return { status: 406, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(status) };
       }
       const etag = `"${doc.hash}"`;
       const requested = query.get('hash');
       if (requested && requested !== doc.hash) {
         const lastSegment = key.slice(key.lastIndexOf('/') + 1);
-        return { status: 301, headers: { Location: `${lastSegment}?hash=${doc.hash}`, 'Content-Type': 'text/plain' }, body: '' };
+        return {
+          status: 301,
+          headers: { Location: `${lastSegment}?hash=${doc.hash}`, 'Content-Type': 'text/plain' },
+          body: '',
+        };
       }
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', ETag: etag, Vary: 'Accept' };
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        ETag: etag,
+        Vary: 'Accept',
+      };
       if (requested) {
         // The URL names the content, so it never changes: let clients cache it for good.
         headers['Cache-Control'] = 'public, immutable';

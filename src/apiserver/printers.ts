@@ -23,7 +23,11 @@ export interface TablePrinter {
   cells(obj: KubeObject, now: number): unknown[];
 }
 
-const column = (name: string, description: string, extra: Partial<TableColumnDefinition> = {}): TableColumnDefinition => ({
+const column = (
+  name: string,
+  description: string,
+  extra: Partial<TableColumnDefinition> = {},
+): TableColumnDefinition => ({
   name,
   type: 'string',
   format: '',
@@ -97,7 +101,11 @@ function goJson(v: unknown): string {
     if (Array.isArray(x)) return x.map(sorted);
     if (x && typeof x === 'object') {
       const o = x as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, sorted(o[k])]));
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, sorted(o[k])]),
+      );
     }
     return x;
   };
@@ -165,9 +173,18 @@ export function columnPrinter(declared: readonly PrinterColumn[]): TablePrinter 
   const finders: { type: string; find: (o: KubeObject) => unknown[] }[] = [];
   const all: readonly PrinterColumn[] = declared.some((c) => c.name === 'Age')
     ? declared
-    : [...declared, { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: AGE_DESCRIPTION }];
+    : [
+        ...declared,
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: AGE_DESCRIPTION },
+      ];
   for (const c of all) {
-    columns.push(column(c.name, c.description ?? `Value of ${c.jsonPath}.`, { type: c.type, format: c.format ?? '', priority: c.priority ?? 0 }));
+    columns.push(
+      column(c.name, c.description ?? `Value of ${c.jsonPath}.`, {
+        type: c.type,
+        format: c.format ?? '',
+        priority: c.priority ?? 0,
+      }),
+    );
     const { value } = c;
     if (value) {
       // A computed cell is rendered like a JSONPath result of the column's type.
@@ -209,11 +226,15 @@ const field = (o: unknown, ...path: string[]): unknown => {
   return cur;
 };
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
-const count = (v: unknown): number => (Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0);
+const count = (v: unknown): number =>
+  Array.isArray(v) ? v.length : v && typeof v === 'object' ? Object.keys(v).length : 0;
 const nameOf = (obj: KubeObject) => obj.metadata.name ?? '';
 const age = (obj: KubeObject, now: number) => ageOf(obj.metadata.creationTimestamp, now);
 
-function simple(columns: TableColumnDefinition[], cells: (obj: KubeObject, now: number) => unknown[]): TablePrinter {
+function simple(
+  columns: TableColumnDefinition[],
+  cells: (obj: KubeObject, now: number) => unknown[],
+): TablePrinter {
   return { columns, cells };
 }
 
@@ -239,7 +260,8 @@ function eventPrinter(newApi: boolean): TablePrinter {
       if (typeof first !== 'string' || first === '') firstSeen = ageOf(field(obj, 'eventTime'), now);
       const last = f('lastTimestamp', 'deprecatedLastTimestamp');
       let lastSeen = typeof last === 'string' && last !== '' ? ageOf(last, now) : firstSeen;
-      let times = typeof f('count', 'deprecatedCount') === 'number' ? (f('count', 'deprecatedCount') as number) : 0;
+      let times =
+        typeof f('count', 'deprecatedCount') === 'number' ? (f('count', 'deprecatedCount') as number) : 0;
       const series = field(obj, 'series');
       if (series && typeof series === 'object') {
         lastSeen = ageOf(field(series, 'lastObservedTime'), now);
@@ -250,8 +272,10 @@ function eventPrinter(newApi: boolean): TablePrinter {
       const involved = f('involvedObject', 'regarding');
       const kind = text(field(involved, 'kind')).toLowerCase();
       const involvedName = text(field(involved, 'name'));
-      const component = text(field(f('source', 'deprecatedSource'), 'component')) || text(field(obj, 'reportingController'));
-      const host = text(field(f('source', 'deprecatedSource'), 'host')) || text(field(obj, 'reportingInstance'));
+      const component =
+        text(field(f('source', 'deprecatedSource'), 'component')) || text(field(obj, 'reportingController'));
+      const host =
+        text(field(f('source', 'deprecatedSource'), 'host')) || text(field(obj, 'reportingInstance'));
       return [
         lastSeen,
         text(field(obj, 'type')),
@@ -290,7 +314,14 @@ function bindingPrinter(): TablePrinter {
         else if (kind === 'Group') groups.push(text(field(s, 'name')));
       }
       const roleRef = field(obj, 'roleRef');
-      return [nameOf(obj), `${text(field(roleRef, 'kind'))}/${text(field(roleRef, 'name'))}`, age(obj, now), users.join(', '), groups.join(', '), sas.join(', ')];
+      return [
+        nameOf(obj),
+        `${text(field(roleRef, 'kind'))}/${text(field(roleRef, 'name'))}`,
+        age(obj, now),
+        users.join(', '),
+        groups.join(', '),
+        sas.join(', '),
+      ];
     },
   );
 }
@@ -301,11 +332,45 @@ function bindingPrinter(): TablePrinter {
  * there, hence the default Name / Created At.
  */
 export const BUILTIN_PRINTERS: ReadonlyMap<string, TablePrinter> = new Map<string, TablePrinter>([
-  ['/Namespace', simple([NAME, column('Status', 'The phase of the namespace.'), AGE], (o, now) => [nameOf(o), text(field(o, 'status', 'phase')), age(o, now)])],
-  ['/ConfigMap', simple([NAME, column('Data', 'Number of data and binaryData keys.'), AGE], (o, now) => [nameOf(o), count(field(o, 'data')) + count(field(o, 'binaryData')), age(o, now)])],
-  ['/Secret', simple([NAME, column('Type', 'The secret type.'), column('Data', 'Number of data keys.'), AGE], (o, now) => [nameOf(o), text(field(o, 'type')), count(field(o, 'data')), age(o, now)])],
-  ['/ServiceAccount', simple([NAME, column('Secrets', 'Number of secrets listed.'), AGE], (o, now) => [nameOf(o), count(field(o, 'secrets')), age(o, now)])],
-  ['coordination.k8s.io/Lease', simple([NAME, column('Holder', 'Identity of the holder.'), AGE], (o, now) => [nameOf(o), text(field(o, 'spec', 'holderIdentity')), age(o, now)])],
+  [
+    '/Namespace',
+    simple([NAME, column('Status', 'The phase of the namespace.'), AGE], (o, now) => [
+      nameOf(o),
+      text(field(o, 'status', 'phase')),
+      age(o, now),
+    ]),
+  ],
+  [
+    '/ConfigMap',
+    simple([NAME, column('Data', 'Number of data and binaryData keys.'), AGE], (o, now) => [
+      nameOf(o),
+      count(field(o, 'data')) + count(field(o, 'binaryData')),
+      age(o, now),
+    ]),
+  ],
+  [
+    '/Secret',
+    simple(
+      [NAME, column('Type', 'The secret type.'), column('Data', 'Number of data keys.'), AGE],
+      (o, now) => [nameOf(o), text(field(o, 'type')), count(field(o, 'data')), age(o, now)],
+    ),
+  ],
+  [
+    '/ServiceAccount',
+    simple([NAME, column('Secrets', 'Number of secrets listed.'), AGE], (o, now) => [
+      nameOf(o),
+      count(field(o, 'secrets')),
+      age(o, now),
+    ]),
+  ],
+  [
+    'coordination.k8s.io/Lease',
+    simple([NAME, column('Holder', 'Identity of the holder.'), AGE], (o, now) => [
+      nameOf(o),
+      text(field(o, 'spec', 'holderIdentity')),
+      age(o, now),
+    ]),
+  ],
   ['/Event', eventPrinter(false)],
   ['events.k8s.io/Event', eventPrinter(true)],
   ['rbac.authorization.k8s.io/RoleBinding', bindingPrinter()],
@@ -330,7 +395,9 @@ export function printerFor(def: PrintableKind): TablePrinter {
     printer =
       def.printer ??
       BUILTIN_PRINTERS.get(`${def.group}/${def.kind}`) ??
-      (def.printerColumns?.length || !isKubernetesGroup(def.group) ? columnPrinter(def.printerColumns ?? []) : DEFAULT_PRINTER);
+      (def.printerColumns?.length || !isKubernetesGroup(def.group)
+        ? columnPrinter(def.printerColumns ?? [])
+        : DEFAULT_PRINTER);
     resolved.set(def, printer);
   }
   return printer;

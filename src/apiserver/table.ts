@@ -78,17 +78,32 @@ export function parseIncludeObject(query: URLSearchParams): IncludeObject {
   );
 }
 
-function rowObject(def: KindDefinition, obj: KubeObject, include: IncludeObject, version: TableVersion): TableRow['object'] {
+function rowObject(
+  def: KindDefinition,
+  obj: KubeObject,
+  include: IncludeObject,
+  version: TableVersion,
+): TableRow['object'] {
   if (include === 'None') return null;
   if (include === 'Object') {
     // List items may be stored without kind/apiVersion; the embedded object must say what it is.
-    const { apiVersion: _a, kind: _k, ...rest } = obj;
-    return { apiVersion: obj.apiVersion ?? apiVersionOf(def), kind: obj.kind ?? def.kind, ...rest } as KubeObject;
+    const full: KubeObject = {
+      apiVersion: obj.apiVersion ?? apiVersionOf(def),
+      kind: obj.kind ?? def.kind,
+      metadata: obj.metadata,
+    };
+    for (const [key, value] of Object.entries(obj)) if (!(key in full)) full[key] = value;
+    return full;
   }
   return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata };
 }
 
-function buildTable(def: KindDefinition, items: readonly KubeObject[], metadata: TableListMeta, options: TableOptions): Table {
+function buildTable(
+  def: KindDefinition,
+  items: readonly KubeObject[],
+  metadata: TableListMeta,
+  options: TableOptions,
+): Table {
   const printer = printerFor(def);
   const version = options.version ?? 'v1';
   const include = options.includeObject ?? 'Metadata';
@@ -96,18 +111,27 @@ function buildTable(def: KindDefinition, items: readonly KubeObject[], metadata:
   const meta: TableListMeta = {};
   if (metadata.resourceVersion) meta.resourceVersion = metadata.resourceVersion;
   if (metadata.continue) meta.continue = metadata.continue;
-  if (metadata.remainingItemCount !== undefined && metadata.remainingItemCount !== null) meta.remainingItemCount = metadata.remainingItemCount;
+  if (metadata.remainingItemCount !== undefined && metadata.remainingItemCount !== null)
+    meta.remainingItemCount = metadata.remainingItemCount;
   return {
     kind: 'Table',
     apiVersion: `meta.k8s.io/${version}`,
     metadata: meta,
     columnDefinitions: options.noHeaders ? null : printer.columns.map((c) => ({ ...c })),
-    rows: items.map((obj) => ({ cells: printer.cells(obj, now), object: rowObject(def, obj, include, version) })),
+    rows: items.map((obj) => ({
+      cells: printer.cells(obj, now),
+      object: rowObject(def, obj, include, version),
+    })),
   };
 }
 
 /** A list as a Table; `metadata` is the list's (resourceVersion, continue, remainingItemCount). */
-export function tableFromList(def: KindDefinition, items: readonly KubeObject[], metadata: TableListMeta, options: TableOptions = {}): Table {
+export function tableFromList(
+  def: KindDefinition,
+  items: readonly KubeObject[],
+  metadata: TableListMeta,
+  options: TableOptions = {},
+): Table {
   return buildTable(def, items, metadata, options);
 }
 
@@ -120,11 +144,18 @@ export function tableFromObject(def: KindDefinition, obj: KubeObject, options: T
  * Converts the objects of one watch stream: the first event's Table carries the column definitions, later
  * ones do not. `Status` objects (ERROR events) pass through unchanged, as the apiserver sends them.
  */
-export function tableWatchConverter(def: KindDefinition, options: Omit<TableOptions, 'noHeaders'> = {}): (obj: KubeObject) => Table | KubeObject {
+export function tableWatchConverter(
+  def: KindDefinition,
+  options: Omit<TableOptions, 'noHeaders'> = {},
+): (obj: KubeObject) => Table | KubeObject {
   let headersSent = false;
   return (obj) => {
     if (obj.kind === 'Status') return obj;
-    const table = tableFromObject(def, obj, { ...options, noHeaders: headersSent, now: options.now ?? Date.now() });
+    const table = tableFromObject(def, obj, {
+      ...options,
+      noHeaders: headersSent,
+      now: options.now ?? Date.now(),
+    });
     headersSent = true;
     return table;
   };

@@ -354,8 +354,7 @@ function subjectName(commonName: string, organizations: string[]): x509.JsonName
 
 function pemToDer(pem: string, what: string): ArrayBuffer {
   try {
-    const der = x509.PemConverter.decodeFirst(pem);
-    return der;
+    return x509.PemConverter.decodeFirst(pem);
   } catch {
     throw errors.badRequest(`the ${what} is not valid PEM`);
   }

@@ -7,6 +7,7 @@ import {
   forbiddenMessage,
   RBAC_RESOURCES,
   RbacIndex,
+  requestAttributes,
   type PolicyRule,
   type RequestAttributes,
   type Subject,
@@ -439,4 +440,26 @@ void test('rbac: thousands of bindings stay fast (decisions touch only the userâ
     false,
   );
   assert.ok(ms < 2000, `20k decisions took ${ms} ms`);
+});
+
+void test('rbac: attributes from the API server request info', () => {
+  const index = fixture();
+  const attrs = requestAttributes({
+    isResourceRequest: true,
+    path: '/api/v1/namespaces/team-a/configmaps',
+    verb: 'create',
+    group: '',
+    resource: 'configmaps',
+    subresource: '',
+    name: '',
+    namespace: 'team-a',
+  });
+  assert.equal(index.authorize(user('alice'), attrs).allowed, true);
+  assert.equal(
+    index.authorize(
+      user('anyone'),
+      requestAttributes({ isResourceRequest: false, path: '/healthz', verb: 'get' }),
+    ).allowed,
+    true,
+  );
 });

@@ -50,6 +50,30 @@ export interface RequestAttributes {
   path?: string;
 }
 
+/** RequestAttributes from the API server's request info (`src/apiserver/request-info.ts` shape). */
+export function requestAttributes(info: {
+  isResourceRequest: boolean;
+  verb: string;
+  path: string;
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+  namespace?: string;
+}): RequestAttributes {
+  if (!info.isResourceRequest) return { verb: info.verb, resourceRequest: false, path: info.path };
+  return {
+    verb: info.verb,
+    resourceRequest: true,
+    apiGroup: info.group ?? '',
+    resource: info.resource ?? '',
+    subresource: info.subresource ?? '',
+    name: info.name ?? '',
+    namespace: info.namespace ?? '',
+    path: info.path,
+  };
+}
+
 export interface Decision {
   allowed: boolean;
   /** Which binding allowed it, or (denied) which referenced roles were missing; may be empty. */

@@ -27,9 +27,7 @@ export interface LogRecord {
 
 /** What a write decided to do with the key it locked. */
 export type Mutation =
-  | { op: 'put'; type: 'ADDED' | 'MODIFIED'; value: string }
-  | { op: 'delete'; value: string }
-  | { op: 'none' };
+  { op: 'put'; type: 'ADDED' | 'MODIFIED'; value: string } | { op: 'delete'; value: string } | { op: 'none' };
 
 /**
  * Runs under the store-wide write lock. `current` is the stored value (undefined when absent) and

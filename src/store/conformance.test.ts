@@ -8,7 +8,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { isApiError, type ApiError } from '../util/errors.js';
-import { createDatabase, startPostgres, type PostgresServer } from '../testing/postgres.js';
+import { createDatabase, createSchema, startPostgres, type PostgresServer } from '../testing/postgres.js';
 import { openStore, type ObjectStore, type OpenStoreOptions } from './index.js';
 import type { KubeObject, ValueCodec, WatchEvent, WatchOptions } from './types.js';
 
@@ -37,7 +37,11 @@ async function rejectsWith(fn: () => Promise<unknown>, code: number, reason: str
   assert.fail(`expected ${code} ${reason}`);
 }
 
-function configMap(name: string, namespace = 'default', data: Record<string, string> = { k: 'v' }): KubeObject {
+function configMap(
+  name: string,
+  namespace = 'default',
+  data: Record<string, string> = { k: 'v' },
+): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
 }
 
@@ -68,7 +72,8 @@ function record(store: ObjectStore, options: WatchOptions): Recorder {
   return rec;
 }
 
-const summary = (events: WatchEvent[]) => events.map((e) => `${e.type} ${e.object.metadata.name} ${e.resourceVersion}`);
+const summary = (events: WatchEvent[]) =>
+  events.map((e) => `${e.type} ${e.object.metadata.name} ${e.resourceVersion}`);
 
 /** A codec that makes values at rest unreadable as JSON, to prove nothing bypasses it. */
 const rot13Codec: ValueCodec = {
@@ -76,7 +81,9 @@ const rot13Codec: ValueCodec = {
     'enc:' + Buffer.from(JSON.stringify(obj)).toString('base64').split('').reverse().join(''),
   decode: (_resource, stored) => {
     assert.ok(stored.startsWith('enc:'), 'a stored value did not come from the codec');
-    return JSON.parse(Buffer.from(stored.slice(4).split('').reverse().join(''), 'base64').toString()) as KubeObject;
+    return JSON.parse(
+      Buffer.from(stored.slice(4).split('').reverse().join(''), 'base64').toString(),
+    ) as KubeObject;
   },
 };
 
@@ -85,11 +92,16 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     let server: PostgresServer | undefined;
     let tmp: string;
     let databases = 0;
+    /** PostgreSQL: one database for the file, a fresh schema per store (CREATE DATABASE is slow). */
+    let database: string | undefined;
     const opened: ObjectStore[] = [];
 
     before(async () => {
       tmp = mkdtempSync(join(tmpdir(), 'fleethub-store-test-'));
-      if (backend === 'postgres') server = await startPostgres();
+      if (backend === 'postgres') {
+        server = await startPostgres();
+        database = await createDatabase(server.url, 'conformance');
+      }
     });
     after(async () => {
       await server?.stop();
@@ -104,7 +116,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       databases++;
       if (backend === 'memory') return 'memory:';
       if (backend === 'sqlite') return `sqlite:${join(tmp, `db${databases}.sqlite`)}`;
-      return createDatabase(server!.url, `conformance_${databases}`);
+      return createSchema(database!, `store_${databases}`);
     }
 
     async function open(url: string, options: Partial<OpenStoreOptions> = {}): Promise<ObjectStore> {
@@ -164,9 +176,17 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       await store.create('configmaps', configMap('a'));
       const err = await rejectsWith(() => store.create('configmaps', configMap('a')), 409, 'AlreadyExists');
       assert.equal(err.message, 'configmaps "a" already exists');
-      const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'n' } };
+      const lease = {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'l', namespace: 'n' },
+      };
       await store.create('leases.coordination.k8s.io', lease);
-      const err2 = await rejectsWith(() => store.create('leases.coordination.k8s.io', lease), 409, 'AlreadyExists');
+      const err2 = await rejectsWith(
+        () => store.create('leases.coordination.k8s.io', lease),
+        409,
+        'AlreadyExists',
+      );
       assert.equal(err2.message, 'leases.coordination.k8s.io "l" already exists');
       assert.deepEqual(err2.details, { name: 'l', kind: 'leases', group: 'coordination.k8s.io' });
       // Same name in another namespace or resource is a different object.
@@ -210,7 +230,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       });
       assert.equal(labelled.metadata.generation, 1, 'metadata change');
       assert.notEqual(labelled.metadata.resourceVersion, created.metadata.resourceVersion);
-      const withStatus = await store.update('widgets.example.fleethub.io', { ...labelled, status: { ready: true } });
+      const withStatus = await store.update('widgets.example.fleethub.io', {
+        ...labelled,
+        status: { ready: true },
+      });
       assert.equal(withStatus.metadata.generation, 1, 'status change');
       const resized = await store.update('widgets.example.fleethub.io', { ...withStatus, spec: { size: 2 } });
       assert.equal(resized.metadata.generation, 2, 'spec change');
@@ -225,10 +248,18 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
 
     test('update keeps uid, creationTimestamp and deletionTimestamp from the stored object', async () => {
       const store = await fresh();
-      const created = await store.create('configmaps', { ...configMap('a'), metadata: { name: 'a', namespace: 'default', finalizers: ['x/y'] } });
+      const created = await store.create('configmaps', {
+        ...configMap('a'),
+        metadata: { name: 'a', namespace: 'default', finalizers: ['x/y'] },
+      });
       const forged = await store.update('configmaps', {
         ...created,
-        metadata: { ...created.metadata, uid: 'forged', creationTimestamp: '2000-01-01T00:00:00Z', deletionTimestamp: '2000-01-01T00:00:00Z' },
+        metadata: {
+          ...created.metadata,
+          uid: 'forged',
+          creationTimestamp: '2000-01-01T00:00:00Z',
+          deletionTimestamp: '2000-01-01T00:00:00Z',
+        },
         data: { k: 'changed' },
       });
       assert.equal(forged.metadata.uid, created.metadata.uid);
@@ -240,7 +271,11 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(marked.deleted, false);
       const cleared = await store.update('configmaps', {
         ...marked.object,
-        metadata: { ...marked.object.metadata, deletionTimestamp: undefined, deletionGracePeriodSeconds: undefined },
+        metadata: {
+          ...marked.object.metadata,
+          deletionTimestamp: undefined,
+          deletionGracePeriodSeconds: undefined,
+        },
       });
       assert.equal(cleared.metadata.deletionTimestamp, marked.object.metadata.deletionTimestamp);
       assert.equal(cleared.metadata.deletionGracePeriodSeconds, 0);
@@ -250,7 +285,11 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const store = await fresh();
       const v1 = await store.create('configmaps', configMap('a'));
       const v2 = await store.update('configmaps', { ...v1, data: { k: '2' } });
-      const err = await rejectsWith(() => store.update('configmaps', { ...v1, data: { k: '3' } }), 409, 'Conflict');
+      const err = await rejectsWith(
+        () => store.update('configmaps', { ...v1, data: { k: '3' } }),
+        409,
+        'Conflict',
+      );
       assert.equal(
         err.message,
         'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
@@ -279,7 +318,12 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const created = await store.create('widgets.example.fleethub.io', widget('w'));
       const updated = await store.update(
         'widgets.example.fleethub.io',
-        { ...created, metadata: { ...created.metadata, labels: { sneaky: 'yes' } }, spec: { size: 99 }, status: { phase: 'Ready' } },
+        {
+          ...created,
+          metadata: { ...created.metadata, labels: { sneaky: 'yes' } },
+          spec: { size: 99 },
+          status: { phase: 'Ready' },
+        },
         { subresource: 'status' },
       );
       assert.deepEqual(updated.status, { phase: 'Ready' });
@@ -289,7 +333,12 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.notEqual(updated.metadata.resourceVersion, created.metadata.resourceVersion);
       assert.deepEqual(await store.get('widgets.example.fleethub.io', 'default', 'w'), updated);
       const stale = rejectsWith(
-        () => store.update('widgets.example.fleethub.io', { ...created, status: { phase: 'Old' } }, { subresource: 'status' }),
+        () =>
+          store.update(
+            'widgets.example.fleethub.io',
+            { ...created, status: { phase: 'Old' } },
+            { subresource: 'status' },
+          ),
         409,
         'Conflict',
       );
@@ -298,7 +347,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
 
     test('with statusSubresource a main-resource update keeps the stored status', async () => {
       const store = await fresh();
-      const created = await store.create('widgets.example.fleethub.io', { ...widget('w'), status: { phase: 'Ready' } });
+      const created = await store.create('widgets.example.fleethub.io', {
+        ...widget('w'),
+        status: { phase: 'Ready' },
+      });
       const updated = await store.update(
         'widgets.example.fleethub.io',
         { ...created, spec: { size: 2 }, status: { phase: 'Forged' } },
@@ -307,13 +359,19 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual(updated.status, { phase: 'Ready' });
       assert.deepEqual(updated.spec, { size: 2 });
       assert.equal(updated.metadata.generation, 2);
-      const withoutSubresource = await store.update('widgets.example.fleethub.io', { ...updated, status: { phase: 'Taken' } });
+      const withoutSubresource = await store.update('widgets.example.fleethub.io', {
+        ...updated,
+        status: { phase: 'Taken' },
+      });
       assert.deepEqual(withoutSubresource.status, { phase: 'Taken' });
     });
 
     test('an update that changes nothing writes nothing and keeps the resourceVersion', async () => {
       const store = await fresh();
-      const created = await store.create('configmaps', { ...configMap('a'), metadata: { name: 'a', namespace: 'default', labels: { x: '1', y: '2' } } });
+      const created = await store.create('configmaps', {
+        ...configMap('a'),
+        metadata: { name: 'a', namespace: 'default', labels: { x: '1', y: '2' } },
+      });
       const rv = await store.currentResourceVersion();
       const watch = record(store, { resource: 'configmaps', resourceVersion: rv });
       // Same content, different key order, no resourceVersion: still a no-op.
@@ -330,7 +388,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(await store.currentResourceVersion(), rv);
       await store.create('configmaps', configMap('marker'));
       await eventually(() => watch.events.length > 0, 'the marker event');
-      assert.deepEqual(summary(watch.events).map((s) => s.split(' ').slice(0, 2).join(' ')), ['ADDED marker']);
+      assert.deepEqual(
+        summary(watch.events).map((s) => s.split(' ').slice(0, 2).join(' ')),
+        ['ADDED marker'],
+      );
     });
 
     test('delete without finalizers removes the object; deleting again is 404', async () => {
@@ -355,7 +416,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         ...configMap('a'),
         metadata: { name: 'a', namespace: 'default', finalizers: ['example.com/one', 'example.com/two'] },
       });
-      const watch = record(store, { resource: 'configmaps', resourceVersion: created.metadata.resourceVersion! });
+      const watch = record(store, {
+        resource: 'configmaps',
+        resourceVersion: created.metadata.resourceVersion!,
+      });
       const marked = await store.delete('configmaps', 'default', 'a');
       assert.equal(marked.deleted, false);
       assert.match(marked.object.metadata.deletionTimestamp ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -364,7 +428,11 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
 
       const again = await store.delete('configmaps', 'default', 'a');
       assert.equal(again.deleted, false);
-      assert.equal(again.object.metadata.resourceVersion, marked.object.metadata.resourceVersion, 'no second write');
+      assert.equal(
+        again.object.metadata.resourceVersion,
+        marked.object.metadata.resourceVersion,
+        'no second write',
+      );
       assert.equal(again.object.metadata.deletionTimestamp, marked.object.metadata.deletionTimestamp);
 
       const one = await store.update('configmaps', {
@@ -374,7 +442,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual(one.metadata.finalizers, ['example.com/two']);
       assert.ok(await store.get('configmaps', 'default', 'a'));
 
-      const last = await store.update('configmaps', { ...one, metadata: { ...one.metadata, finalizers: [] } });
+      const last = await store.update('configmaps', {
+        ...one,
+        metadata: { ...one.metadata, finalizers: [] },
+      });
       assert.equal(last.metadata.uid, created.metadata.uid);
       assert.equal(await store.get('configmaps', 'default', 'a'), undefined);
       await eventually(() => watch.events.length === 3, 'three events');
@@ -382,7 +453,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         watch.events.map((e) => e.type),
         ['MODIFIED', 'MODIFIED', 'DELETED'],
       );
-      assert.equal(watch.events[2]!.object.metadata.resourceVersion, String(watch.events[2]!.resourceVersion));
+      assert.equal(
+        watch.events[2]!.object.metadata.resourceVersion,
+        String(watch.events[2]!.resourceVersion),
+      );
       assert.equal(watch.events[2]!.resourceVersion, Number(last.metadata.resourceVersion));
     });
 
@@ -420,14 +494,26 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(await store.get('configmaps', 'default', 'dry'), undefined);
       assert.equal(await store.currentResourceVersion(), '0');
 
-      const real = await store.create('configmaps', { ...configMap('a'), metadata: { name: 'a', namespace: 'default', finalizers: ['f'] } });
-      await rejectsWith(() => store.create('configmaps', configMap('a'), { dryRun: true }), 409, 'AlreadyExists');
+      const real = await store.create('configmaps', {
+        ...configMap('a'),
+        metadata: { name: 'a', namespace: 'default', finalizers: ['f'] },
+      });
+      await rejectsWith(
+        () => store.create('configmaps', configMap('a'), { dryRun: true }),
+        409,
+        'AlreadyExists',
+      );
       const rv = await store.currentResourceVersion();
       const dryUpdate = await store.update('configmaps', { ...real, data: { k: 'new' } }, { dryRun: true });
       assert.deepEqual(dryUpdate.data, { k: 'new' });
       assert.equal(dryUpdate.metadata.resourceVersion, real.metadata.resourceVersion);
       await rejectsWith(
-        () => store.update('configmaps', { ...real, metadata: { ...real.metadata, resourceVersion: '999' } }, { dryRun: true }),
+        () =>
+          store.update(
+            'configmaps',
+            { ...real, metadata: { ...real.metadata, resourceVersion: '999' } },
+            { dryRun: true },
+          ),
         409,
         'Conflict',
       );
@@ -443,7 +529,14 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     test('list is sorted by namespace then name and can be limited to one namespace', async () => {
       const store = await fresh();
       const keys = [
-        ['b', 'z'], ['a', 'y'], ['b', 'a'], ['', 'c'], ['a', 'b'], ['c', 'x'], ['b', 'm'], ['', 'a'],
+        ['b', 'z'],
+        ['a', 'y'],
+        ['b', 'a'],
+        ['', 'c'],
+        ['a', 'b'],
+        ['c', 'x'],
+        ['b', 'm'],
+        ['', 'a'],
       ] as const;
       for (const [ns, name] of keys) {
         const obj = configMap(name, ns);
@@ -460,37 +553,60 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(all.continue, undefined);
       assert.equal(all.remainingItemCount, undefined);
       const inB = await store.list('things', { namespace: 'b' });
-      assert.deepEqual(inB.items.map((o) => o.metadata.name), ['a', 'm', 'z']);
+      assert.deepEqual(
+        inB.items.map((o) => o.metadata.name),
+        ['a', 'm', 'z'],
+      );
       assert.deepEqual((await store.list('things', { namespace: 'nope' })).items, []);
       assert.deepEqual((await store.list('nothing')).items, []);
     });
 
     test('pages: limit and continue walk the list; remainingItemCount counts what is left', async () => {
       const store = await fresh();
-      for (let i = 0; i < 7; i++) await store.create('configmaps', configMap(`cm-${i}`, i % 2 ? 'odd' : 'even'));
+      for (let i = 0; i < 7; i++)
+        await store.create('configmaps', configMap(`cm-${i}`, i % 2 ? 'odd' : 'even'));
       const listRv = await store.currentResourceVersion();
       const first = await store.list('configmaps', { limit: 3 });
-      assert.deepEqual(first.items.map((o) => o.metadata.name), ['cm-0', 'cm-2', 'cm-4']);
+      assert.deepEqual(
+        first.items.map((o) => o.metadata.name),
+        ['cm-0', 'cm-2', 'cm-4'],
+      );
       assert.equal(first.remainingItemCount, 4);
       assert.equal(first.resourceVersion, listRv);
       assert.ok(first.continue);
       // Writes between pages do not change the list's resourceVersion.
       await store.create('configmaps', configMap('late', 'zzz'));
       const second = await store.list('configmaps', { limit: 3, continue: first.continue });
-      assert.deepEqual(second.items.map((o) => o.metadata.name), ['cm-6', 'cm-1', 'cm-3']);
+      assert.deepEqual(
+        second.items.map((o) => o.metadata.name),
+        ['cm-6', 'cm-1', 'cm-3'],
+      );
       assert.equal(second.remainingItemCount, 2);
       assert.equal(second.resourceVersion, listRv);
       const third = await store.list('configmaps', { limit: 3, continue: second.continue! });
-      assert.deepEqual(third.items.map((o) => o.metadata.name), ['cm-5', 'late']);
+      assert.deepEqual(
+        third.items.map((o) => o.metadata.name),
+        ['cm-5', 'late'],
+      );
       assert.equal(third.continue, undefined);
       assert.equal(third.remainingItemCount, undefined);
       assert.equal(third.resourceVersion, listRv);
 
       const inOdd = await store.list('configmaps', { namespace: 'odd', limit: 2 });
-      assert.deepEqual(inOdd.items.map((o) => o.metadata.name), ['cm-1', 'cm-3']);
+      assert.deepEqual(
+        inOdd.items.map((o) => o.metadata.name),
+        ['cm-1', 'cm-3'],
+      );
       assert.equal(inOdd.remainingItemCount, 1);
-      const restOdd = await store.list('configmaps', { namespace: 'odd', limit: 2, continue: inOdd.continue! });
-      assert.deepEqual(restOdd.items.map((o) => o.metadata.name), ['cm-5']);
+      const restOdd = await store.list('configmaps', {
+        namespace: 'odd',
+        limit: 2,
+        continue: inOdd.continue!,
+      });
+      assert.deepEqual(
+        restOdd.items.map((o) => o.metadata.name),
+        ['cm-5'],
+      );
       assert.equal(restOdd.continue, undefined);
 
       // A page that ends exactly at the end has no continue.
@@ -502,14 +618,23 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     test('a predicate applies before limit counts', async () => {
       const store = await fresh();
       for (let i = 0; i < 10; i++) {
-        await store.create('configmaps', { ...configMap(`cm-${i}`), metadata: { name: `cm-${i}`, namespace: 'default', labels: { even: String(i % 2 === 0) } } });
+        await store.create('configmaps', {
+          ...configMap(`cm-${i}`),
+          metadata: { name: `cm-${i}`, namespace: 'default', labels: { even: String(i % 2 === 0) } },
+        });
       }
       const isEven = (o: KubeObject) => o.metadata.labels?.even === 'true';
       const page = await store.list('configmaps', { predicate: isEven, limit: 2 });
-      assert.deepEqual(page.items.map((o) => o.metadata.name), ['cm-0', 'cm-2']);
+      assert.deepEqual(
+        page.items.map((o) => o.metadata.name),
+        ['cm-0', 'cm-2'],
+      );
       assert.ok(page.continue);
       const rest = await store.list('configmaps', { predicate: isEven, limit: 10, continue: page.continue });
-      assert.deepEqual(rest.items.map((o) => o.metadata.name), ['cm-4', 'cm-6', 'cm-8']);
+      assert.deepEqual(
+        rest.items.map((o) => o.metadata.name),
+        ['cm-4', 'cm-6', 'cm-8'],
+      );
       assert.equal(rest.continue, undefined);
       const all = await store.list('configmaps', { predicate: isEven });
       assert.equal(all.items.length, 5);
@@ -519,14 +644,26 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const store = await fresh({ retention: { minEvents: 1, minAgeMs: 0 } });
       for (let i = 0; i < 4; i++) await store.create('configmaps', configMap(`cm-${i}`));
       for (const bad of ['!!!', 'bm90IGpzb24', Buffer.from('{"rv":"x","key":[]}').toString('base64url')]) {
-        const err = await rejectsWith(() => store.list('configmaps', { limit: 1, continue: bad }), 400, 'BadRequest');
+        const err = await rejectsWith(
+          () => store.list('configmaps', { limit: 1, continue: bad }),
+          400,
+          'BadRequest',
+        );
         assert.match(err.message, /^continue key is not valid/);
       }
       const page = await store.list('configmaps', { limit: 2 });
-      for (let i = 0; i < 3; i++) await store.update('configmaps', configMap('cm-3', 'default', { k: String(i) }));
+      for (let i = 0; i < 3; i++)
+        await store.update('configmaps', configMap('cm-3', 'default', { k: String(i) }));
       assert.ok((await store.compact()) > Number(page.resourceVersion));
-      const err = await rejectsWith(() => store.list('configmaps', { limit: 2, continue: page.continue! }), 410, 'Expired');
-      assert.match(err.message, /^The provided continue parameter is too old to display a consistent list result\./);
+      const err = await rejectsWith(
+        () => store.list('configmaps', { limit: 2, continue: page.continue! }),
+        410,
+        'Expired',
+      );
+      assert.match(
+        err.message,
+        /^The provided continue parameter is too old to display a consistent list result\./,
+      );
     });
 
     test('watch from a resourceVersion replays every later event in order, then live events', async () => {
@@ -545,7 +682,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         `ADDED b ${b.metadata.resourceVersion}`,
         `DELETED a ${gone.object.metadata.resourceVersion}`,
       ]);
-      assert.deepEqual(watch.events.map((e) => e.resource), ['configmaps', 'configmaps', 'secrets', 'configmaps']);
+      assert.deepEqual(
+        watch.events.map((e) => e.resource),
+        ['configmaps', 'configmaps', 'secrets', 'configmaps'],
+      );
       assert.deepEqual(watch.events[1]!.object, a2);
       const live = await store.create('configmaps', configMap('live'));
       await eventually(() => watch.events.length === 5, 'the live event');
@@ -568,7 +708,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const watch = record(store, { resource: 'configmaps', resourceVersion: listed.resourceVersion });
       await store.delete('configmaps', 'default', 'cm-2');
       await eventually(() => watch.events.length === 2, 'two events');
-      assert.deepEqual(watch.events.map((e) => `${e.type} ${e.object.metadata.name}`), ['MODIFIED cm-1', 'DELETED cm-2']);
+      assert.deepEqual(
+        watch.events.map((e) => `${e.type} ${e.object.metadata.name}`),
+        ['MODIFIED cm-1', 'DELETED cm-2'],
+      );
     });
 
     test('watch filters by resource and namespace; stop ends delivery', async () => {
@@ -585,10 +728,22 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       await store.create('namespaces', { metadata: { name: 'n' } });
       await eventually(() => everything.events.length === 4, 'all events');
       await sleep(20);
-      assert.deepEqual(cmAll.events.map((e) => e.object.metadata.name), ['a', 'b']);
-      assert.deepEqual(cmDefault.events.map((e) => e.object.metadata.name), ['a']);
-      assert.deepEqual(clusterScoped.events.map((e) => e.object.metadata.name), ['n']);
-      assert.deepEqual(everything.events.map((e) => e.object.metadata.name), ['a', 'b', 'c', 'n']);
+      assert.deepEqual(
+        cmAll.events.map((e) => e.object.metadata.name),
+        ['a', 'b'],
+      );
+      assert.deepEqual(
+        cmDefault.events.map((e) => e.object.metadata.name),
+        ['a'],
+      );
+      assert.deepEqual(
+        clusterScoped.events.map((e) => e.object.metadata.name),
+        ['n'],
+      );
+      assert.deepEqual(
+        everything.events.map((e) => e.object.metadata.name),
+        ['a', 'b', 'c', 'n'],
+      );
       assert.deepEqual(stopped.events, []);
       cmAll.stop();
       await store.create('configmaps', configMap('d'));
@@ -613,7 +768,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       // From the compaction point on, history is complete.
       const ok = record(store, { resourceVersion: '4' });
       await eventually(() => ok.events.length === 3, 'the retained events');
-      assert.deepEqual(ok.events.map((e) => e.resourceVersion), [5, 6, 7]);
+      assert.deepEqual(
+        ok.events.map((e) => e.resourceVersion),
+        [5, 6, 7],
+      );
       assert.equal(ok.errors.length, 0);
     });
 
@@ -629,7 +787,12 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const store = await fresh({ watchCacheSize: 3 });
       const versions: number[] = [];
       for (let i = 0; i < 12; i++) {
-        versions.push(Number((await store.create(i % 3 ? 'configmaps' : 'secrets', configMap(`o-${i}`))).metadata.resourceVersion));
+        versions.push(
+          Number(
+            (await store.create(i % 3 ? 'configmaps' : 'secrets', configMap(`o-${i}`))).metadata
+              .resourceVersion,
+          ),
+        );
       }
       const watch = record(store, { resource: 'configmaps', resourceVersion: String(versions[1]) });
       await store.create('configmaps', configMap('live'));
@@ -660,7 +823,11 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       const idle = record(store, { resource: 'secrets' });
       await store.create('configmaps', configMap('b'));
       const rv = await store.currentResourceVersion();
-      await eventually(() => idle.progress.includes(rv), 'a progress notification at the current version', 3000);
+      await eventually(
+        () => idle.progress.includes(rv),
+        'a progress notification at the current version',
+        3000,
+      );
       assert.deepEqual(idle.events, []);
       const busy = record(store, { resource: 'configmaps', resourceVersion: '1' });
       await eventually(() => busy.progress.length > 0, 'progress after the replay');
@@ -709,14 +876,20 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       }
       const late = record(b, { resourceVersion: start });
       await eventually(() => late.events.length >= 100, 'replay of all 100 events');
-      assert.deepEqual(late.events.map((e) => e.resourceVersion), expected);
+      assert.deepEqual(
+        late.events.map((e) => e.resourceVersion),
+        expected,
+      );
     });
 
     test('1,000 watchers each receive every event', async () => {
       const store = await fresh();
       const counts = new Array<number>(1000).fill(0);
       const watchers = counts.map((_, i) =>
-        store.watch({ resource: 'configmaps' }, { onEvent: () => counts[i]!++, onError: (e) => assert.fail(e) }),
+        store.watch(
+          { resource: 'configmaps' },
+          { onEvent: () => counts[i]!++, onError: (e) => assert.fail(e) },
+        ),
       );
       for (let i = 0; i < 5; i++) await store.create('configmaps', configMap(`cm-${i}`));
       await eventually(() => counts.every((c) => c === 5), 'every watcher to see 5 events');
@@ -726,7 +899,12 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     test('values at rest go through the codec, in the object table and in the change log', async () => {
       const url = await freshUrl();
       const store = await open(url, { codec: rot13Codec });
-      const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'default' }, data: { password: 'hunter2-plaintext' } };
+      const secret = {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'default' },
+        data: { password: 'hunter2-plaintext' },
+      };
       const created = await store.create('secrets', secret);
       await store.update('secrets', { ...created, data: { password: 'hunter3-plaintext' } });
       assert.deepEqual((await store.get('secrets', 'default', 's'))?.data, { password: 'hunter3-plaintext' });
@@ -773,12 +951,16 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         let versions: number[];
         if (backend === 'sqlite') {
           const db = new Database(url.slice('sqlite:'.length), { readonly: true });
-          versions = (db.prepare('SELECT version FROM store_migrations ORDER BY version').all() as { version: number }[]).map((r) => r.version);
+          versions = (
+            db.prepare('SELECT version FROM store_migrations ORDER BY version').all() as { version: number }[]
+          ).map((r) => r.version);
           db.close();
         } else {
           const client = new pg.Client({ connectionString: url });
           await client.connect();
-          versions = (await client.query<{ version: number }>('SELECT version FROM store_migrations ORDER BY version')).rows.map((r) => r.version);
+          versions = (
+            await client.query<{ version: number }>('SELECT version FROM store_migrations ORDER BY version')
+          ).rows.map((r) => r.version);
           await client.end();
         }
         assert.deepEqual(versions, [1]);
@@ -794,13 +976,19 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         await first.close();
         const second = await open(url);
         assert.equal(await second.currentResourceVersion(), b.metadata.resourceVersion);
-        assert.deepEqual((await second.list('configmaps')).items.map((o) => o.metadata.name), ['a', 'b']);
+        assert.deepEqual(
+          (await second.list('configmaps')).items.map((o) => o.metadata.name),
+          ['a', 'b'],
+        );
         const c = await second.create('configmaps', configMap('c'));
         assert.equal(Number(c.metadata.resourceVersion), Number(b.metadata.resourceVersion) + 1);
         const watch = record(second, { resourceVersion: '0' });
         const replay = record(second, { resourceVersion: '1' });
         await eventually(() => replay.events.length === 2, 'replay across the reopen');
-        assert.deepEqual(replay.events.map((e) => e.object.metadata.name), ['b', 'c']);
+        assert.deepEqual(
+          replay.events.map((e) => e.object.metadata.name),
+          ['b', 'c'],
+        );
         assert.deepEqual(watch.events, []);
       });
     }
@@ -824,7 +1012,10 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
         await b.update('configmaps', configMap('cm-0', 'default', { k: 'from b' }));
         await b.delete('configmaps', 'default', 'cm-1');
         await eventually(() => back.events.length === 2, 'the events on replica A', 1000);
-        assert.deepEqual(back.events.map((e) => e.type), ['MODIFIED', 'DELETED']);
+        assert.deepEqual(
+          back.events.map((e) => e.type),
+          ['MODIFIED', 'DELETED'],
+        );
         await rejectsWith(() => a.create('configmaps', configMap('cm-2')), 409, 'AlreadyExists');
       });
     }

@@ -10,7 +10,9 @@ export interface ContinueToken {
 }
 
 export function encodeContinue(token: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ rv: token.rv, key: [token.namespace, token.name] })).toString('base64url');
+  return Buffer.from(JSON.stringify({ rv: token.rv, key: [token.namespace, token.name] })).toString(
+    'base64url',
+  );
 }
 
 export function decodeContinue(value: string): ContinueToken {

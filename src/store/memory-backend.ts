@@ -93,7 +93,9 @@ export class MemoryBackend implements Backend {
   }
 
   get(key: ObjectKey): Promise<string | undefined> {
-    return Promise.resolve(this.tables.get(key.resource)?.byKey.get(keyString(key.namespace, key.name))?.value);
+    return Promise.resolve(
+      this.tables.get(key.resource)?.byKey.get(keyString(key.namespace, key.name))?.value,
+    );
   }
 
   scan<T>(query: ScanQuery, pick: (row: StoredRow) => T | undefined): Promise<ScanResult<T>> {

@@ -73,7 +73,13 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
 }
 
 /** Fields a client can never change through update. */
-const KEPT_ON_UPDATE = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace'];
+const KEPT_ON_UPDATE = [
+  'uid',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'namespace',
+];
 
 export class ObjectStore implements Store {
   readonly backend: Backend['kind'];
@@ -161,7 +167,9 @@ export class ObjectStore implements Store {
         result = plan(value === undefined ? undefined : this.decode(key.resource, value), String(nextRv));
         if (result.op === 'none') return { op: 'none' };
         const encoded = this.codec.encode(key.resource, result.object);
-        return result.op === 'put' ? { op: 'put', type: result.type, value: encoded } : { op: 'delete', value: encoded };
+        return result.op === 'put'
+          ? { op: 'put', type: result.type, value: encoded }
+          : { op: 'delete', value: encoded };
       },
       (record) => this.hub.committed(record, result.object),
     );
@@ -241,7 +249,8 @@ export class ObjectStore implements Store {
           if (input.status !== undefined) next.status = input.status;
           else delete next.status;
           // Like Kubernetes: managedFields of a status write track the status fields it set.
-          if (input.metadata.managedFields !== undefined) next.metadata.managedFields = input.metadata.managedFields;
+          if (input.metadata.managedFields !== undefined)
+            next.metadata.managedFields = input.metadata.managedFields;
         } else {
           next = structuredClone(input);
           const meta = next.metadata;
@@ -256,8 +265,13 @@ export class ObjectStore implements Store {
           meta.generation = (stored.generation ?? 1) + (specChanged(current, next) ? 1 : 0);
         }
         next.metadata.resourceVersion = stored.resourceVersion;
-        if (next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
-          // The last finalizer is gone from an object being deleted: the deletion completes now.
+        if (
+          next.metadata.deletionTimestamp !== undefined &&
+          (next.metadata.finalizers ?? []).length === 0 &&
+          (current.metadata.finalizers ?? []).length > 0
+        ) {
+          // The last finalizer is gone from an object being deleted: the deletion completes now. (An
+          // object marked without finalizers — a Namespace held by spec.finalizers — is removed by delete.)
           if (rv !== undefined) next.metadata.resourceVersion = rv;
           return { op: 'delete', object: next };
         }
@@ -290,14 +304,20 @@ export class ObjectStore implements Store {
             `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${meta.uid ?? ''}`,
           );
         }
-        if (preconditions?.resourceVersion !== undefined && preconditions.resourceVersion !== meta.resourceVersion) {
+        if (
+          preconditions?.resourceVersion !== undefined &&
+          preconditions.resourceVersion !== meta.resourceVersion
+        ) {
           throw this.conflict(
             key,
             `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ` +
               `ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
           );
         }
-        if ((meta.finalizers ?? []).length > 0) {
+        if (
+          (meta.finalizers ?? []).length > 0 ||
+          (options.markOnly && meta.deletionTimestamp === undefined)
+        ) {
           // Already being deleted: finalizers still hold it, nothing to write.
           if (meta.deletionTimestamp !== undefined) return { op: 'none', object: current };
           meta.deletionTimestamp = now();

@@ -130,7 +130,10 @@ export class PostgresBackend implements Backend {
       max: options.poolSize ?? 10,
       application_name: 'fleethub-store',
     });
-    this.pool.on('error', (err) => options.logger.warn({ err }, 'store: idle PostgreSQL connection failed'));
+    this.pool.on('error', (err) => {
+      // After close() the pool's sockets are still shutting down; a server stop then is no news.
+      if (!this.closed) options.logger.warn({ err }, 'store: idle PostgreSQL connection failed');
+    });
   }
 
   static async open(options: PostgresBackendOptions): Promise<PostgresBackend> {
@@ -152,7 +155,10 @@ export class PostgresBackend implements Backend {
 
   /** A dedicated connection LISTENs; on loss it reconnects and wakes the reader to catch up. */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'fleethub-store-listen' });
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      application_name: 'fleethub-store-listen',
+    });
     const lost = (err?: Error) => {
       if (this.listener !== client) return;
       this.listener = undefined;
@@ -194,7 +200,11 @@ export class PostgresBackend implements Backend {
     return run;
   }
 
-  private async writeNow(key: ObjectKey, decide: Decide, afterCommit: (record: LogRecord) => void): Promise<void> {
+  private async writeNow(
+    key: ObjectKey,
+    decide: Decide,
+    afterCommit: (record: LogRecord) => void,
+  ): Promise<void> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     let record: LogRecord | undefined;
@@ -267,7 +277,11 @@ export class PostgresBackend implements Backend {
         for (;;) {
           const { rows } = await client.query<StoredRow>(
             query.namespace !== undefined
-              ? { name: 'fh_store_scan_ns', text: SQL.scanNs, values: [query.resource, query.namespace, cursor.name, batch] }
+              ? {
+                  name: 'fh_store_scan_ns',
+                  text: SQL.scanNs,
+                  values: [query.resource, query.namespace, cursor.name, batch],
+                }
               : {
                   name: 'fh_store_scan_all',
                   text: SQL.scanAll,
@@ -293,7 +307,11 @@ export class PostgresBackend implements Backend {
         if (more && query.countRemaining && lastKey) {
           const { rows } = await client.query<{ n: string }>(
             query.namespace !== undefined
-              ? { name: 'fh_store_count_ns', text: SQL.countNs, values: [query.resource, query.namespace, lastKey.name] }
+              ? {
+                  name: 'fh_store_count_ns',
+                  text: SQL.countNs,
+                  values: [query.resource, query.namespace, lastKey.name],
+                }
               : {
                   name: 'fh_store_count_all',
                   text: SQL.countAll,
@@ -321,7 +339,10 @@ export class PostgresBackend implements Backend {
   }
 
   async compactedRv(): Promise<number> {
-    const { rows } = await this.pool.query<{ rv: string }>({ name: 'fh_store_compacted', text: SQL.compacted });
+    const { rows } = await this.pool.query<{ rv: string }>({
+      name: 'fh_store_compacted',
+      text: SQL.compacted,
+    });
     return Number(rows[0]!.rv);
   }
 
@@ -357,9 +378,10 @@ export class PostgresBackend implements Backend {
       await client.query('BEGIN');
       try {
         // One replica compacts at a time; the others skip this round.
-        const { rows: locked } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [
-          COMPACTION_LOCK,
-        ]);
+        const { rows: locked } = await client.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_xact_lock($1) AS ok',
+          [COMPACTION_LOCK],
+        );
         const current = await client.query<{ rv: string }>(SQL.compacted);
         let compacted = Number(current.rows[0]!.rv);
         if (locked[0]!.ok) {

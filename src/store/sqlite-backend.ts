@@ -53,7 +53,9 @@ function migrate(db: Database.Database): void {
     db.exec(`CREATE TABLE IF NOT EXISTS store_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const applied = new Set(
-      (db.prepare('SELECT version FROM store_migrations').all() as { version: number }[]).map((r) => r.version),
+      (db.prepare('SELECT version FROM store_migrations').all() as { version: number }[]).map(
+        (r) => r.version,
+      ),
     );
     const record = db.prepare('INSERT INTO store_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of sqliteMigrations) {
@@ -171,33 +173,33 @@ export class SqliteBackend implements Backend {
   scan<T>(query: ScanQuery, pick: (row: StoredRow) => T | undefined): Promise<ScanResult<T>> {
     try {
       // Synchronous on the only connection: no write can land between the counter and the rows.
-          const start = scanStart(query);
-          const rv = this.stmt.state.get()!.rv;
-          const rows =
-            query.namespace !== undefined
-              ? this.stmt.scanNs.iterate(query.resource, query.namespace, start.name)
-              : this.stmt.scanAll.iterate(query.resource, start.namespace, start.name);
-          const items: T[] = [];
-          let lastKey: { namespace: string; name: string } | undefined;
-          let more = false;
-          for (const row of rows) {
-            if (query.limit > 0 && items.length === query.limit) {
-              more = true;
-              break;
-            }
-            const item = pick(row);
-            if (item === undefined) continue;
-            items.push(item);
-            lastKey = { namespace: row.namespace, name: row.name };
-          }
-          const result: ScanResult<T> = { rv, items, more };
-          if (lastKey) result.lastKey = lastKey;
-          if (more && query.countRemaining && lastKey) {
-            result.remaining =
-              query.namespace !== undefined
-                ? this.stmt.countNs.get(query.resource, query.namespace, lastKey.name)!.n
-                : this.stmt.countAll.get(query.resource, lastKey.namespace, lastKey.name)!.n;
-          }
+      const start = scanStart(query);
+      const rv = this.stmt.state.get()!.rv;
+      const rows =
+        query.namespace !== undefined
+          ? this.stmt.scanNs.iterate(query.resource, query.namespace, start.name)
+          : this.stmt.scanAll.iterate(query.resource, start.namespace, start.name);
+      const items: T[] = [];
+      let lastKey: { namespace: string; name: string } | undefined;
+      let more = false;
+      for (const row of rows) {
+        if (query.limit > 0 && items.length === query.limit) {
+          more = true;
+          break;
+        }
+        const item = pick(row);
+        if (item === undefined) continue;
+        items.push(item);
+        lastKey = { namespace: row.namespace, name: row.name };
+      }
+      const result: ScanResult<T> = { rv, items, more };
+      if (lastKey) result.lastKey = lastKey;
+      if (more && query.countRemaining && lastKey) {
+        result.remaining =
+          query.namespace !== undefined
+            ? this.stmt.countNs.get(query.resource, query.namespace, lastKey.name)!.n
+            : this.stmt.countAll.get(query.resource, lastKey.namespace, lastKey.name)!.n;
+      }
       return Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err as Error);
@@ -227,7 +229,10 @@ export class SqliteBackend implements Backend {
       this.inTransaction(() => {
         const state = this.stmt.state.get()!;
         compacted = state.compacted_rv;
-        const floor = this.stmt.compactFloor.get(state.rv - retention.minEvents, Date.now() - retention.minAgeMs);
+        const floor = this.stmt.compactFloor.get(
+          state.rv - retention.minEvents,
+          Date.now() - retention.minAgeMs,
+        );
         if (floor && floor.rv > compacted) {
           this.stmt.dropLog.run(floor.rv);
           this.stmt.setCompacted.run(floor.rv);

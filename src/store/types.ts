@@ -153,7 +153,12 @@ export interface Store {
    */
   update(resource: ResourceName, obj: KubeObject, options?: UpdateOptions): Promise<KubeObject>;
   /** Deletes, or with finalizers sets deletionTimestamp. 404 when absent; 409 on failed preconditions. */
-  delete(resource: ResourceName, namespace: string, name: string, options?: DeleteOptions): Promise<DeleteResult>;
+  delete(
+    resource: ResourceName,
+    namespace: string,
+    name: string,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult>;
   watch(options: WatchOptions, handlers: WatchHandlers): Watcher;
   /** The newest resourceVersion this store has committed. */
   currentResourceVersion(): Promise<string>;

@@ -100,7 +100,8 @@ export class WatchHub {
       queueMicrotask(() => handlers.onError(errors.badRequest(`invalid resourceVersion "${requested}"`)));
       return { stop: () => undefined };
     }
-    const from = requested === undefined || requested === '' || requested === '0' ? undefined : Number(requested);
+    const from =
+      requested === undefined || requested === '' || requested === '0' ? undefined : Number(requested);
     const sub: Subscription = {
       resource: options.resource,
       namespace: options.namespace,
@@ -272,7 +273,8 @@ export class WatchHub {
         if (at >= this.ringFloor) {
           for (const event of this.ringAfter(at)) {
             if (sub.stopped) return;
-            if (this.matches(sub, event.resource, event.object.metadata.namespace ?? '')) this.deliver(sub, event);
+            if (this.matches(sub, event.resource, event.object.metadata.namespace ?? ''))
+              this.deliver(sub, event);
             at = event.resourceVersion;
           }
           break;

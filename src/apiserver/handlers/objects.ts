@@ -20,7 +20,22 @@ export function asKubeObject(value: unknown, def: KindDefinition, kindName = def
     throw errors.invalid(kindName, def.group, '', [{ reason: 'FieldValueTypeInvalid', message: 'Invalid value: metadata must be an object', field: 'metadata' }]);
   obj.apiVersion = apiVersion;
   obj.kind = kindName;
+  dropNulls(obj);
   return obj as KubeObject;
+}
+
+/** JSON `null` means "unset" for Kubernetes fields (Go decodes it to a zero value); drop it. */
+function dropNulls(value: Record<string, unknown>): void {
+  for (const [key, child] of Object.entries(value)) {
+    if (child === null) {
+      delete value[key];
+    } else if (Array.isArray(child)) {
+      for (const item of child as unknown[])
+        if (item !== null && typeof item === 'object' && !Array.isArray(item)) dropNulls(item as Record<string, unknown>);
+    } else if (typeof child === 'object') {
+      dropNulls(child as Record<string, unknown>);
+    }
+  }
 }
 
 /** Applies the request path's namespace to the object (or clears it for cluster-scoped kinds). */

@@ -18,13 +18,6 @@ export const MAX_JSON_PATCH_OPERATIONS = 10000;
 const OPS = ['add', 'remove', 'replace', 'move', 'copy', 'test'] as const;
 type OpName = (typeof OPS)[number];
 
-export interface JsonPatchOperation {
-  op: OpName;
-  path: string;
-  from?: string;
-  value?: JsonValue;
-}
-
 /**
  * Checks the shape the apiserver decodes before applying anything: a JSON array of objects.
  * Per-operation problems (unknown op, missing path) surface as 422 when the operation runs, as on kube.

@@ -50,7 +50,7 @@ export function cloneJson<T extends JsonValue>(v: T): T {
   return structuredClone(v);
 }
 
-/** Go's `%v`-like short rendering of a value for error messages, bounded so a huge patch cannot flood a Status. */
+/** A value as short JSON for error messages, bounded so a huge patch cannot flood a Status. */
 export function describeJson(v: unknown, max = 200): string {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > max ? `${s.slice(0, max)}…` : s;

@@ -225,9 +225,8 @@ export class FieldSet {
   /** Adds a path; the empty path (the object itself) is never a member. */
   insert(path: FieldPath): this {
     if (path.length === 0) return this;
-    let node: FieldSet = this;
-    for (let i = 0; i < path.length - 1; i++) node = node.descend(path[i]!);
     const last = path[path.length - 1]!;
+    const node = path.slice(0, -1).reduce<FieldSet>((n, pe) => n.descend(pe), this);
     node.members.set(serializePathElement(last), last);
     return this;
   }
@@ -244,9 +243,9 @@ export class FieldSet {
 
   has(path: FieldPath): boolean {
     if (path.length === 0) return false;
-    let node: FieldSet | undefined = this;
-    for (let i = 0; i < path.length - 1 && node; i++)
-      node = node.children.get(serializePathElement(path[i]!))?.set;
+    const node = path
+      .slice(0, -1)
+      .reduce<FieldSet | undefined>((n, pe) => n?.children.get(serializePathElement(pe))?.set, this);
     return node?.members.has(serializePathElement(path[path.length - 1]!)) ?? false;
   }
 

@@ -202,6 +202,22 @@ describe('merge', () => {
     });
   });
 
+  it('keeps a "__proto__" key as data instead of changing the prototype', () => {
+    const applied = JSON.parse('{"data":{"__proto__":"x"}}') as unknown;
+    const out = merge({ data: { a: '1' } }, applied, generic) as { data: Record<string, unknown> };
+    assert.deepEqual(Object.keys(out.data), ['a', '__proto__']);
+    assert.equal(Object.getPrototypeOf(out.data), Object.prototype);
+  });
+
+  it('clears a leaf the configuration sets to null but keeps a non-empty map set to null', () => {
+    const live = { spec: { a: 1, b: 2, m: { k: 'v' } }, metadata: { labels: { x: 'y' } } };
+    const applied = { spec: { a: null, m: null, n: { z: null } }, metadata: { labels: null } };
+    assert.deepEqual(merge(live, applied, generic), {
+      spec: { b: 2, m: { k: 'v' }, n: {} },
+      metadata: { labels: { x: 'y' } },
+    });
+  });
+
   it('keeps live fields the configuration does not mention', () => {
     assert.deepEqual(merge({ data: { a: '1', b: '2' } }, { data: { a: '3' } }, generic), {
       data: { a: '3', b: '2' },

@@ -23,6 +23,13 @@ export class TypedValueError extends Error {
 
 type Obj = Record<string, unknown>;
 
+/** Sets an own property, even `__proto__` (a plain assignment would change the prototype instead). */
+function put(o: Obj, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
 function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -312,10 +319,13 @@ function compareLists(t: ListType, l: unknown[], r: unknown[], path: FieldPath, 
  */
 export function merge(lhs: unknown, rhs: unknown, t: TypeNode | undefined): unknown {
   if (rhs === undefined) return clone(lhs);
-  if (lhs === undefined) return clone(rhs);
+  // A null the configuration sets on a leaf clears it (Kubernetes stores an omitted zero value); on a
+  // non-empty granular map or list it changes nothing.
+  const leafValue = rhs === null ? undefined : dropNulls(rhs);
+  if (lhs === undefined) return leafValue;
   const rt = resolve(t, lhs, rhs);
   const bothEmpty = isEmptyContainer(lhs) && isEmptyContainer(rhs);
-  if (rt === 'leaf' || rt.kind === 'scalar' || isAtomic(rt) || bothEmpty) return clone(rhs);
+  if (rt === 'leaf' || rt.kind === 'scalar' || isAtomic(rt) || bothEmpty) return leafValue;
   if (rt.kind === 'list') {
     return mergeLists(rt, Array.isArray(lhs) ? lhs : [], Array.isArray(rhs) ? rhs : [], []);
   }
@@ -324,7 +334,7 @@ export function merge(lhs: unknown, rhs: unknown, t: TypeNode | undefined): unkn
   const out: Obj = {};
   for (const key of new Set([...Object.keys(lm), ...Object.keys(rm)])) {
     const v = merge(lm[key], rm[key], childType(rt, fieldElement(key)));
-    if (v !== undefined) out[key] = v;
+    if (v !== undefined) put(out, key, v);
   }
   return out;
 }
@@ -413,11 +423,11 @@ export function removeItems(value: unknown, set: FieldSet, t: TypeNode | undefin
     if (set.hasMember(pe)) continue;
     const sub = set.withPrefix(pe);
     if (sub.isEmpty()) {
-      out[key] = val;
+      put(out, key, val);
       continue;
     }
     const kept = removeItems(val, sub, childType(rt, pe));
-    if (kept !== undefined) out[key] = kept;
+    if (kept !== undefined) put(out, key, kept);
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -457,12 +467,13 @@ export function clone<T>(v: T): T {
   return v === undefined ? v : structuredClone(v);
 }
 
-/** Drops null map values everywhere: Kubernetes turns them into omitted zero values when it stores. */
+/** A copy without null map values: Kubernetes turns them into omitted zero values when it stores. */
 export function dropNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(dropNulls);
   if (isObj(v)) {
     const out: Obj = {};
-    for (const [k, val] of Object.entries(v)) if (val !== null && val !== undefined) out[k] = dropNulls(val);
+    for (const [k, val] of Object.entries(v))
+      if (val !== null && val !== undefined) put(out, k, dropNulls(val));
     return out;
   }
   return v;

@@ -116,7 +116,13 @@ export const podSpecType: StructType = struct({
   nodeSelector: map(undefined, true),
   tolerations: atomicList,
   hostAliases: listMap(['ip']),
-  topologySpreadConstraints: listMap(['topologyKey', 'whenUnsatisfiable']),
+  topologySpreadConstraints: listMap(
+    ['topologyKey', 'whenUnsatisfiable'],
+    struct({ labelSelector: atomicStruct, matchLabelKeys: atomicList }),
+  ),
+  affinity: struct({
+    nodeAffinity: struct({ requiredDuringSchedulingIgnoredDuringExecution: atomicStruct }),
+  }),
   readinessGates: atomicList,
   resourceClaims: listMap(['name']),
   schedulingGates: listMap(['name']),

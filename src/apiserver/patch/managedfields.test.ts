@@ -31,7 +31,13 @@ function configMap(data: Record<string, string>, extra: Partial<KubeObject['meta
 }
 
 /** Stores `updated` as written by `manager` over `live`, the way the handlers will. */
-function write(live: KubeObject | undefined, updated: KubeObject, manager: string, now: string, apiVersion = 'v1') {
+function write(
+  live: KubeObject | undefined,
+  updated: KubeObject,
+  manager: string,
+  now: string,
+  apiVersion = 'v1',
+) {
   const obj = structuredClone(updated);
   const mf = recordUpdate({ live, updated: obj, manager, apiVersion, now });
   if (mf.length) obj.metadata.managedFields = mf;
@@ -40,18 +46,29 @@ function write(live: KubeObject | undefined, updated: KubeObject, manager: strin
 }
 
 const summary = (mf: ManagedFieldsEntry[] | undefined) =>
-  (mf ?? []).map((e) => `${e.manager}/${e.operation}/${e.apiVersion}${e.subresource ? `/${e.subresource}` : ''}`);
+  (mf ?? []).map(
+    (e) => `${e.manager}/${e.operation}/${e.apiVersion}${e.subresource ? `/${e.subresource}` : ''}`,
+  );
 
 describe('recordUpdate on create', () => {
   it('makes the creator own every field it set, with "." on new maps, server fields stripped', () => {
-    const created = configMap({ key: 'v1' }, {
-      labels: { app: 'demo' },
-      uid: 'u-1',
-      resourceVersion: '5',
-      creationTimestamp: T0,
-      generation: 1,
+    const created = configMap(
+      { key: 'v1' },
+      {
+        labels: { app: 'demo' },
+        uid: 'u-1',
+        resourceVersion: '5',
+        creationTimestamp: T0,
+        generation: 1,
+      },
+    );
+    const mf = recordUpdate({
+      live: undefined,
+      updated: created,
+      manager: 'kubectl-create',
+      apiVersion: 'v1',
+      now: T0,
     });
-    const mf = recordUpdate({ live: undefined, updated: created, manager: 'kubectl-create', apiVersion: 'v1', now: T0 });
     assert.deepEqual(mf, [
       {
         manager: 'kubectl-create',
@@ -59,7 +76,10 @@ describe('recordUpdate on create', () => {
         apiVersion: 'v1',
         time: '2026-11-29T16:22:34Z',
         fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:data': { '.': {}, 'f:key': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } },
+        fieldsV1: {
+          'f:data': { '.': {}, 'f:key': {} },
+          'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+        },
       },
     ]);
   });
@@ -73,15 +93,27 @@ describe('recordUpdate on create', () => {
         replicas: 1,
         selector: { matchLabels: { app: 'web' } },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'nginx', image: 'nginx' }] } },
+        template: {
+          metadata: { labels: { app: 'web' } },
+          spec: { containers: [{ name: 'nginx', image: 'nginx' }] },
+        },
       },
     };
-    const [entry] = recordUpdate({ live: undefined, updated: dep, manager: 'kubectl-create', apiVersion: 'apps/v1', now: T0 });
+    const [entry] = recordUpdate({
+      live: undefined,
+      updated: dep,
+      manager: 'kubectl-create',
+      apiVersion: 'apps/v1',
+      now: T0,
+    });
     assert.deepEqual(entry?.fieldsV1, {
       'f:spec': {
         'f:replicas': {},
         'f:selector': {},
-        'f:strategy': { 'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} }, 'f:type': {} },
+        'f:strategy': {
+          'f:rollingUpdate': { '.': {}, 'f:maxSurge': {}, 'f:maxUnavailable': {} },
+          'f:type': {},
+        },
         'f:template': {
           'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
           'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { '.': {}, 'f:image': {}, 'f:name': {} } } },
@@ -111,13 +143,24 @@ describe('recordUpdate on create', () => {
 });
 
 describe('recordUpdate on update', () => {
-  const created = write(undefined, configMap({ a: '1', b: '2' }, { labels: { app: 'x' } }), 'kubectl-create', T0);
+  const created = write(
+    undefined,
+    configMap({ a: '1', b: '2' }, { labels: { app: 'x' } }),
+    'kubectl-create',
+    T0,
+  );
 
   it('gives the writer the fields it changed or added and takes them from their owner', () => {
     const patched = write(created, { ...created, data: { a: '9', b: '2', c: '3' } }, 'kubectl-patch', T1);
-    assert.deepEqual(summary(patched.metadata.managedFields), ['kubectl-create/Update/v1', 'kubectl-patch/Update/v1']);
+    assert.deepEqual(summary(patched.metadata.managedFields), [
+      'kubectl-create/Update/v1',
+      'kubectl-patch/Update/v1',
+    ]);
     const [creator, patcher] = patched.metadata.managedFields!;
-    assert.deepEqual(creator?.fieldsV1, { 'f:data': { '.': {}, 'f:b': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } } });
+    assert.deepEqual(creator?.fieldsV1, {
+      'f:data': { '.': {}, 'f:b': {} },
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+    });
     assert.deepEqual(patcher?.fieldsV1, { 'f:data': { 'f:a': {}, 'f:c': {} } });
     assert.equal(patcher?.time, T1);
   });
@@ -171,14 +214,33 @@ describe('recordUpdate on update', () => {
 
   it('does not start tracking an existing object that has no managedFields', () => {
     const untracked = configMap({ a: '1' });
-    assert.deepEqual(recordUpdate({ live: untracked, updated: configMap({ a: '2' }), manager: 'm', apiVersion: 'v1', now: T1 }), []);
+    assert.deepEqual(
+      recordUpdate({
+        live: untracked,
+        updated: configMap({ a: '2' }),
+        manager: 'm',
+        apiVersion: 'v1',
+        now: T1,
+      }),
+      [],
+    );
   });
 
   it('records only status for the status subresource, ignoring managedFields in the body', () => {
-    const pod = write(undefined, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 1 } }, 'creator', T0);
+    const pod = write(
+      undefined,
+      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 1 } },
+      'creator',
+      T0,
+    );
     const mf = recordUpdate({
       live: pod,
-      updated: { ...pod, metadata: { ...pod.metadata, managedFields: [] }, spec: { x: 2 }, status: { phase: 'Running' } },
+      updated: {
+        ...pod,
+        metadata: { ...pod.metadata, managedFields: [] },
+        spec: { x: 2 },
+        status: { phase: 'Running' },
+      },
       manager: 'kubelet',
       apiVersion: 'v1',
       now: T1,
@@ -206,7 +268,10 @@ describe('client-written managedFields', () => {
   it('replaces them as given (the kubectl client-side-apply migration)', () => {
     const mf = recordUpdate({
       live: created,
-      updated: { ...created, metadata: { ...created.metadata, managedFields: migrated, resourceVersion: '9' } },
+      updated: {
+        ...created,
+        metadata: { ...created.metadata, managedFields: migrated, resourceVersion: '9' },
+      },
       manager: 'kubectl',
       apiVersion: 'v1',
       now: T2,
@@ -225,7 +290,10 @@ describe('client-written managedFields', () => {
     assert.deepEqual(reset, []);
     const bad = recordUpdate({
       live: created,
-      updated: { ...created, metadata: { ...created.metadata, managedFields: [{ manager: 'm', operation: 'Bogus' as 'Apply' }] } },
+      updated: {
+        ...created,
+        metadata: { ...created.metadata, managedFields: [{ manager: 'm', operation: 'Bogus' as 'Apply' }] },
+      },
       manager: 'x',
       apiVersion: 'v1',
       now: T2,
@@ -238,11 +306,19 @@ describe('client-written managedFields', () => {
       { manager: 'ok', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} },
       { manager: 'a\u0007b', operation: '', fieldsType: 'FieldsV2' },
       { manager: 'x'.repeat(129), operation: 'Patch' },
-      { operation: 'Update', fieldsV1: { 'bad': {} } },
+      { operation: 'Update', fieldsV1: { bad: {} } },
     ]);
     assert.deepEqual(causes, [
-      { reason: 'FieldValueRequired', message: 'Required value: must not be empty', field: 'metadata.managedFields[1].operation' },
-      { reason: 'FieldValueInvalid', message: 'Invalid value: "FieldsV2": must be `FieldsV1`', field: 'metadata.managedFields[1].fieldsType' },
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: must not be empty',
+        field: 'metadata.managedFields[1].operation',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "FieldsV2": must be `FieldsV1`',
+        field: 'metadata.managedFields[1].fieldsType',
+      },
       {
         reason: 'FieldValueInvalid',
         message: 'Invalid value: "a\\u0007b": invalid character U+0007 (at position 1)',
@@ -253,15 +329,28 @@ describe('client-written managedFields', () => {
         message: 'Unsupported value: "Patch": supported values: "Apply", "Update"',
         field: 'metadata.managedFields[2].operation',
       },
-      { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'metadata.managedFields[2].manager' },
-      { reason: 'FieldValueInvalid', message: 'Invalid value: missing colon: bad', field: 'metadata.managedFields[3].fieldsV1' },
+      {
+        reason: 'FieldValueTooLong',
+        message: 'Too long: may not be more than 128 bytes',
+        field: 'metadata.managedFields[2].manager',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: missing colon: bad',
+        field: 'metadata.managedFields[3].fieldsV1',
+      },
     ]);
   });
 });
 
 describe('encoding', () => {
   it('sorts Apply first, then by time, manager, version, subresource', () => {
-    const e = (manager: string, operation: 'Apply' | 'Update', time?: string, subresource?: string): ManagedFieldsEntry => ({
+    const e = (
+      manager: string,
+      operation: 'Apply' | 'Update',
+      time?: string,
+      subresource?: string,
+    ): ManagedFieldsEntry => ({
       manager,
       operation,
       apiVersion: 'v1',
@@ -286,16 +375,38 @@ describe('encoding', () => {
 
   it('writes keys in Kubernetes order and round-trips', () => {
     const entries: ManagedFieldsEntry[] = [
-      { manager: 'k', operation: 'Update', apiVersion: 'v1', time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:a': {} }, subresource: 'status' },
+      {
+        manager: 'k',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: T1,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:a': {} },
+        subresource: 'status',
+      },
     ];
     const out = encodeManagedFields(decodeManagedFields(entries));
-    assert.deepEqual(Object.keys(out[0]!), ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource']);
+    assert.deepEqual(Object.keys(out[0]!), [
+      'manager',
+      'operation',
+      'apiVersion',
+      'time',
+      'fieldsType',
+      'fieldsV1',
+      'subresource',
+    ]);
     assert.deepEqual(out, entries);
   });
 
   it('rejects undecodable entries with Kubernetes wording', () => {
-    assert.throws(() => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1' }]), /missing fieldsType in managed fields entry 0/);
-    assert.throws(() => decodeManagedFields([{ operation: 'Apply', fieldsType: 'FieldsV1' }]), /apiVersion must not be empty/);
+    assert.throws(
+      () => decodeManagedFields([{ operation: 'Apply', apiVersion: 'v1' }]),
+      /missing fieldsType in managed fields entry 0/,
+    );
+    assert.throws(
+      () => decodeManagedFields([{ operation: 'Apply', fieldsType: 'FieldsV1' }]),
+      /apiVersion must not be empty/,
+    );
   });
 
   it('merges the oldest Update managers into ancient-changes beyond ten', () => {
@@ -325,7 +436,11 @@ describe('field managers', () => {
 
   it('requires fieldManager for apply only', () => {
     assert.deepEqual(validateFieldManagerParam(undefined, true), [
-      { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: is required for apply patch',
+        field: 'fieldManager',
+      },
     ]);
     assert.deepEqual(validateFieldManagerParam(undefined, false), []);
     assert.equal(validateFieldManagerParam('y'.repeat(129), false)[0]?.reason, 'FieldValueTooLong');
@@ -334,7 +449,10 @@ describe('field managers', () => {
   it('prints managers as conflict messages do', () => {
     assert.equal(printManager(applyManagerId('helm')), '"helm"');
     assert.equal(printManager(updateManagerId('kubectl-patch', 'apps/v1')), '"kubectl-patch" using apps/v1');
-    assert.equal(printManager(updateManagerId('kubelet', 'v1', 'status')), '"kubelet" with subresource "status" using v1');
+    assert.equal(
+      printManager(updateManagerId('kubelet', 'v1', 'status')),
+      '"kubelet" with subresource "status" using v1',
+    );
     assert.equal(printManager(applyManagerId('ctl', 'status')), '"ctl" with subresource "status"');
     assert.equal(updateManagerId('', 'v1'), '{"manager":"unknown","operation":"Update","apiVersion":"v1"}');
   });

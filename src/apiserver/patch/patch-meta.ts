@@ -29,7 +29,7 @@ export interface PatchMetaNode {
 /** The compiled patch metadata of one kind; build it with `definePatchMeta`. */
 export interface KindPatchMeta {
   readonly root: PatchMetaNode;
-  /** The flattened table it was built from (for SSA's list types and for debugging). */
+  /** The merged table it was compiled from, for inspection (e.g. discovery of list merge keys). */
   readonly table: PatchMetaTable;
 }
 

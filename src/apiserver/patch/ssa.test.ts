@@ -58,13 +58,24 @@ function applyError(fn: () => unknown): ApiError {
 }
 
 const owners = (obj: KubeObject) =>
-  Object.fromEntries((obj.metadata.managedFields ?? []).map((e) => [`${e.manager}/${e.operation}`, e.fieldsV1]));
+  Object.fromEntries(
+    (obj.metadata.managedFields ?? []).map((e) => [`${e.manager}/${e.operation}`, e.fieldsV1]),
+  );
 
 describe('apply creates and re-applies', () => {
   it('creates the object with one Apply entry for the applied fields', () => {
     const body = cm({ key: 'v1' }, { app: 'demo' });
-    body.metadata.managedFields = [{ manager: 'forged', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} }];
-    const r = applyServerSide({ live: undefined, applied: body, manager: 'kubectl', force: false, apiVersion: 'v1', now: '2026-11-29T16:22:34.999Z' });
+    body.metadata.managedFields = [
+      { manager: 'forged', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
+    const r = applyServerSide({
+      live: undefined,
+      applied: body,
+      manager: 'kubectl',
+      force: false,
+      apiVersion: 'v1',
+      now: '2026-11-29T16:22:34.999Z',
+    });
     assert.equal(r.changed, true);
     assert.deepEqual(r.object.data, { key: 'v1' });
     assert.deepEqual(r.object.metadata.labels, { app: 'demo' });
@@ -83,7 +94,14 @@ describe('apply creates and re-applies', () => {
 
   it('changes nothing when the same configuration is applied again, not even the time', () => {
     const created = apply(undefined, cm({ key: 'v1' }), 'kubectl');
-    const again = applyServerSide({ live: created, applied: cm({ key: 'v1' }), manager: 'kubectl', force: false, apiVersion: 'v1', now: T2 });
+    const again = applyServerSide({
+      live: created,
+      applied: cm({ key: 'v1' }),
+      manager: 'kubectl',
+      force: false,
+      apiVersion: 'v1',
+      now: T2,
+    });
     assert.equal(again.changed, false);
     assert.deepEqual(again.object, created);
   });
@@ -102,7 +120,10 @@ describe('fields dropped from the configuration', () => {
     const next = apply(created, cm({ a: '1' }, { app: 'x' }), 'kubectl');
     assert.deepEqual(next.data, { a: '1' });
     assert.deepEqual(next.metadata.labels, { app: 'x' });
-    assert.deepEqual(owners(next)['kubectl/Apply'], { 'f:data': { 'f:a': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+    assert.deepEqual(owners(next)['kubectl/Apply'], {
+      'f:data': { 'f:a': {} },
+      'f:metadata': { 'f:labels': { 'f:app': {} } },
+    });
   });
 
   it('remove maps left empty', () => {
@@ -119,8 +140,9 @@ describe('fields dropped from the configuration', () => {
 
     obj = apply(obj, cm({ mine: 'm' }), 'alice');
     assert.deepEqual(obj.data, { shared: 's', mine: 'm' });
-    const { data: _omitted, ...withoutData } = cm({});
-    obj = apply(obj, withoutData as KubeObject, 'bob');
+    const withoutData = cm({});
+    delete withoutData.data;
+    obj = apply(obj, withoutData, 'bob');
     assert.deepEqual(obj.data, { mine: 'm' });
     assert.equal(owners(obj)['bob/Apply'], undefined);
   });
@@ -134,7 +156,11 @@ describe('fields dropped from the configuration', () => {
 
   it('never touch fields the applier never owned', () => {
     const created = apply(undefined, cm({ a: '1' }), 'kubectl');
-    const annotated = update(created, { ...created, metadata: { ...created.metadata, annotations: { note: 'x' } } }, 'kubectl-annotate');
+    const annotated = update(
+      created,
+      { ...created, metadata: { ...created.metadata, annotations: { note: 'x' } } },
+      'kubectl-annotate',
+    );
     const next = apply(annotated, cm({ b: '2' }), 'kubectl');
     assert.deepEqual(next.metadata.annotations, { note: 'x' });
     assert.deepEqual(next.data, { b: '2' });
@@ -159,7 +185,10 @@ describe('conflicts', () => {
 
   it('shares a field without conflict when the applied value equals the live one', () => {
     const next = apply(patched, cm({ key: 'v2' }, { app: 'demo' }), 'kubectl');
-    assert.deepEqual(owners(next)['kubectl/Apply'], { 'f:data': { 'f:key': {} }, 'f:metadata': { 'f:labels': { 'f:app': {} } } });
+    assert.deepEqual(owners(next)['kubectl/Apply'], {
+      'f:data': { 'f:key': {} },
+      'f:metadata': { 'f:labels': { 'f:app': {} } },
+    });
     assert.deepEqual(owners(next)['kubectl-patch/Update'], { 'f:data': { 'f:key': {} } });
   });
 
@@ -218,11 +247,18 @@ describe('conflicts', () => {
   it('treats fields set before any apply as owned by "before-first-apply"', () => {
     const legacy = cm({ key: 'old' });
     const err = applyError(() => apply(legacy, cm({ key: 'new' }), 'kubectl'));
-    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.key');
+    assert.equal(
+      err.message,
+      'Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.key',
+    );
   });
 });
 
-function deployment(opts: { replicas?: number; env?: { name: string; value: string }[]; labels?: Record<string, string> }): KubeObject {
+function deployment(opts: {
+  replicas?: number;
+  env?: { name: string; value: string }[];
+  labels?: Record<string, string>;
+}): KubeObject {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -239,7 +275,12 @@ function deployment(opts: { replicas?: number; env?: { name: string; value: stri
         metadata: { labels: { app: 'ch4' } },
         spec: {
           containers: [
-            { name: 'app', image: 'nginx:1.27', ports: [{ containerPort: 80 }], ...(opts.env ? { env: opts.env } : {}) },
+            {
+              name: 'app',
+              image: 'nginx:1.27',
+              ports: [{ containerPort: 80 }],
+              ...(opts.env ? { env: opts.env } : {}),
+            },
           ],
         },
       },
@@ -247,19 +288,30 @@ function deployment(opts: { replicas?: number; env?: { name: string; value: stri
   };
 }
 
-type Dep = { spec: { replicas?: number; template: { spec: { containers: { name: string; env?: unknown[] }[] } } } };
+type Dep = {
+  spec: { replicas?: number; template: { spec: { containers: { name: string; env?: unknown[] }[] } } };
+};
 
 describe('helm 4 (server-side apply as its install/upgrade path)', () => {
   const resetFields = resetFieldsFor(true);
   const installed = apply(
     undefined,
-    deployment({ replicas: 1, env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }], labels: { tier: 'web' } }),
+    deployment({
+      replicas: 1,
+      env: [
+        { name: 'A', value: '1' },
+        { name: 'B', value: '2' },
+      ],
+      labels: { tier: 'web' },
+    }),
     'helm',
     { resetFields },
   );
 
   it('removes on upgrade what the chart no longer renders', () => {
-    const upgraded = apply(installed, deployment({ replicas: 1, env: [{ name: 'A', value: '1' }] }), 'helm', { resetFields });
+    const upgraded = apply(installed, deployment({ replicas: 1, env: [{ name: 'A', value: '1' }] }), 'helm', {
+      resetFields,
+    });
     const spec = (upgraded as unknown as Dep).spec;
     assert.deepEqual(spec.template.spec.containers[0]?.env, [{ name: 'A', value: '1' }]);
     assert.equal(upgraded.metadata.labels?.['tier'], undefined);
@@ -267,12 +319,28 @@ describe('helm 4 (server-side apply as its install/upgrade path)', () => {
     assert.equal((noEnv as unknown as Dep).spec.template.spec.containers[0]?.env, undefined);
   });
 
+  it('removes a container port the chart dropped, keeping the container', () => {
+    const twoPorts = deployment({ replicas: 1 });
+    const containers = (twoPorts as unknown as Dep).spec.template.spec.containers as { ports?: unknown[] }[];
+    containers[0]!.ports = [{ containerPort: 80 }, { containerPort: 443 }];
+    const installed2 = apply(undefined, twoPorts, 'helm', { resetFields });
+    const upgraded = apply(installed2, deployment({ replicas: 1 }), 'helm', { resetFields });
+    const c = (upgraded as unknown as Dep).spec.template.spec.containers[0] as {
+      name: string;
+      ports?: unknown[];
+    };
+    assert.deepEqual(c.ports, [{ containerPort: 80 }]);
+    assert.equal(c.name, 'app');
+  });
+
   it('keeps containers and status other writers added', () => {
     const withSidecar = structuredClone(installed) as unknown as Dep & KubeObject;
     withSidecar.spec.template.spec.containers.push({ name: 'sidecar' });
     withSidecar['status'] = { replicas: 1 };
     const injected = update(installed, withSidecar, 'injector');
-    const upgraded = apply(injected, deployment({ replicas: 1, env: [{ name: 'A', value: '1' }] }), 'helm', { resetFields });
+    const upgraded = apply(injected, deployment({ replicas: 1, env: [{ name: 'A', value: '1' }] }), 'helm', {
+      resetFields,
+    });
     assert.deepEqual(
       (upgraded as unknown as Dep).spec.template.spec.containers.map((c) => c.name),
       ['app', 'sidecar'],
@@ -281,10 +349,17 @@ describe('helm 4 (server-side apply as its install/upgrade path)', () => {
   });
 
   it('fails the upgrade after kubectl patch changed replicas, as helm prints it; force-conflicts wins', () => {
-    const scaled = update(installed, { ...installed, spec: { ...(installed['spec'] as object), replicas: 3 } }, 'kubectl-patch');
+    const scaled = update(
+      installed,
+      { ...installed, spec: { ...(installed['spec'] as object), replicas: 3 } },
+      'kubectl-patch',
+    );
     const err = applyError(() => apply(scaled, deployment({ replicas: 2 }), 'helm', { resetFields }));
     assert.equal(err.code, 409);
-    assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "kubectl-patch" using apps/v1: .spec.replicas');
+    assert.equal(
+      err.message,
+      'Apply failed with 1 conflict: conflict with "kubectl-patch" using apps/v1: .spec.replicas',
+    );
 
     const forced = apply(scaled, deployment({ replicas: 2 }), 'helm', { resetFields, force: true });
     assert.equal((forced as unknown as Dep).spec.replicas, 2);
@@ -327,7 +402,10 @@ describe('helm 4 (server-side apply as its install/upgrade path)', () => {
 
 describe('list semantics', () => {
   it('merges finalizers as a set per applier', () => {
-    const withFin = (fins: string[]): KubeObject => ({ ...cm({}), metadata: { ...cm({}).metadata, finalizers: fins } });
+    const withFin = (fins: string[]): KubeObject => ({
+      ...cm({}),
+      metadata: { ...cm({}).metadata, finalizers: fins },
+    });
     let obj = apply(undefined, withFin(['a.example/x']), 'alice');
     obj = apply(obj, withFin(['b.example/y']), 'bob');
     assert.deepEqual(obj.metadata.finalizers, ['a.example/x', 'b.example/y']);
@@ -355,7 +433,13 @@ describe('client-side apply migration (kubectl only)', () => {
   const csa = (() => {
     const body = structuredClone(manifest);
     body.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: lastApplied };
-    const mf = recordUpdate({ live: undefined, updated: body, manager: 'kubectl-client-side-apply', apiVersion: 'v1', now: T0 });
+    const mf = recordUpdate({
+      live: undefined,
+      updated: body,
+      manager: 'kubectl-client-side-apply',
+      apiVersion: 'v1',
+      now: T0,
+    });
     body.metadata.managedFields = mf;
     return body;
   })();
@@ -379,15 +463,33 @@ describe('client-side apply migration (kubectl only)', () => {
 describe('bad requests', () => {
   it('rejects a body in another version than the URL', () => {
     const err = applyError(() =>
-      applyServerSide({ live: undefined, applied: cm({}), manager: 'm', force: false, apiVersion: 'v2', now: T0 }),
+      applyServerSide({
+        live: undefined,
+        applied: cm({}),
+        manager: 'm',
+        force: false,
+        apiVersion: 'v2',
+        now: T0,
+      }),
     );
     assert.equal(err.code, 400);
-    assert.equal(err.message, 'Incorrect version specified in apply patch. Specified patch version: v1, expected: v2');
+    assert.equal(
+      err.message,
+      'Incorrect version specified in apply patch. Specified patch version: v1, expected: v2',
+    );
   });
 
   it('rejects a body of another kind when the kind is known', () => {
     const err = applyError(() =>
-      applyServerSide({ live: undefined, applied: cm({}), manager: 'm', force: false, apiVersion: 'v1', now: T0, kind: 'Secret' }),
+      applyServerSide({
+        live: undefined,
+        applied: cm({}),
+        manager: 'm',
+        force: false,
+        apiVersion: 'v1',
+        now: T0,
+        kind: 'Secret',
+      }),
     );
     assert.equal(err.message, 'invalid object type: /v1, Kind=ConfigMap');
   });

@@ -7,7 +7,6 @@ import {
   clone,
   compare,
   deepEqual,
-  dropNulls,
   ensureNamedFieldsAreMembers,
   merge,
   removeItems,
@@ -143,7 +142,7 @@ function restoreReset(obj: Obj, live: unknown, reset: ResetFields): Obj {
       parent = parent[k] as Obj;
     }
     const last = path[path.length - 1]!;
-    if (liveValue === undefined) delete parent[last];
+    if (liveValue === undefined) Reflect.deleteProperty(parent, last);
     else parent[last] = clone(liveValue);
   }
   return obj;
@@ -182,7 +181,7 @@ function applyOnce(ctx: Context, managedIn: Managed, force: boolean): { object: 
 
   let object = merge(ctx.liveBase ?? {}, ctx.config, root);
   object = prune(object, managed, lastSet, ctx);
-  const result = restoreReset(dropNulls(object) as Obj, ctx.liveBase, ctx.resetPaths);
+  const result = restoreReset(object as Obj, ctx.liveBase, ctx.resetPaths);
 
   const cmp = filterComparison(compare(ctx.compareBase, result, root), ctx.reset);
   const changedFields = cmp.modified.union(cmp.added);
@@ -223,11 +222,11 @@ function syncLastApplied(object: Obj, config: KubeObject): void {
     Record<string, string> | undefined;
   if (!annotations?.[LAST_APPLIED_ANNOTATION]) return;
   const last = clone(config);
-  if (last.metadata?.annotations) delete last.metadata.annotations[LAST_APPLIED_ANNOTATION];
+  if (last.metadata?.annotations) Reflect.deleteProperty(last.metadata.annotations, LAST_APPLIED_ANNOTATION);
   annotations[LAST_APPLIED_ANNOTATION] = `${goJson(last)}\n`;
   let size = 0;
   for (const [k, v] of Object.entries(annotations)) size += Buffer.byteLength(k) + Buffer.byteLength(v);
-  if (size > MAX_ANNOTATIONS_BYTES) delete annotations[LAST_APPLIED_ANNOTATION];
+  if (size > MAX_ANNOTATIONS_BYTES) Reflect.deleteProperty(annotations, LAST_APPLIED_ANNOTATION);
 }
 
 /**

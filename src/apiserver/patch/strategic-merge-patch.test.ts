@@ -184,6 +184,23 @@ void describe('strategicMergePatch: what kubectl sends', () => {
     assert.deepEqual(containersOf(result), names('2', '1', '7', '9', '8', '4', '3'));
   });
 
+  void it('orders a swapped container around a server-injected one exactly as the apiserver does', () => {
+    // Manifest changed container b to c; the live pod also has an injected proxy kubectl never saw.
+    // Kube places the new item where the deleted one's storage slot ends up: after the proxy.
+    const names = (...n: string[]) => n.map((name) => ({ name }));
+    const result = strategicMergePatch(
+      { metadata: { name: 'p' }, spec: { containers: names('a', 'b', 'proxy') } },
+      {
+        spec: {
+          '$setElementOrder/containers': names('a', 'c'),
+          containers: [{ name: 'c' }, { $patch: 'delete', name: 'b' }],
+        },
+      },
+      podMeta,
+    );
+    assert.deepEqual(containersOf(result), names('a', 'proxy', 'c'));
+  });
+
   void it('adds and removes labels; rollout restart adds a template annotation', () => {
     const result = strategicMergePatch(
       deployment([nginx]),

@@ -251,14 +251,7 @@ function mergeList(
       const k = keyOf(item, 'map');
       const matches = (w: JsonObject) => Object.hasOwn(w, mergeKey) && jsonEqual(w[mergeKey], k);
       working = working.filter((w) => !matches(w));
-      for (
-        let at = slots.slice(0, used).findIndex(matches);
-        at >= 0;
-        at = slots.slice(0, used).findIndex(matches)
-      ) {
-        slots.copyWithin(at, at + 1, used);
-        used--;
-      }
+      used = removeShifting(slots, used, matches);
     } else if (directive === 'replace') {
       replaceAll = true;
     } else if (directive === 'merge') {
@@ -293,6 +286,17 @@ function mergeList(
   const fromPatch = merged.filter((m) => items.some((i) => jsonEqual(id(i), id(m))));
   const serverOnly = merged.filter((m) => !items.some((i) => jsonEqual(id(i), id(m))));
   return orderItems(fromPatch, serverOnly, items, serverOrder, id);
+}
+
+/** Go's `append(s[:i], s[i+1:]...)` for every match: later items shift down, the tail keeps stale copies. */
+function removeShifting(slots: JsonObject[], used: number, matches: (item: JsonObject) => boolean): number {
+  for (let at = 0; at < used;) {
+    if (matches(slots[at]!)) {
+      slots.copyWithin(at, at + 1, used);
+      used--;
+    } else at++;
+  }
+  return used;
 }
 
 type Identity = (v: JsonValue | undefined) => JsonValue | undefined;
