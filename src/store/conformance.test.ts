@@ -88,7 +88,7 @@ const rot13Codec: ValueCodec = {
 };
 
 for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readonly BackendName[]) {
-  describe(`store conformance: ${backend}`, () => {
+  void describe(`store conformance: ${backend}`, () => {
     let server: PostgresServer | undefined;
     let tmp: string;
     let databases = 0;
@@ -129,12 +129,12 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       return open(await freshUrl(), options);
     }
 
-    test('reports its backend', async () => {
+    void test('reports its backend', async () => {
       const store = await fresh();
       assert.equal(store.backend, backend);
     });
 
-    test('create stamps uid, creationTimestamp, generation 1 and resourceVersion', async () => {
+    void test('create stamps uid, creationTimestamp, generation 1 and resourceVersion', async () => {
       const store = await fresh();
       const before = Date.now();
       const created = await store.create('configmaps', configMap('a'));
@@ -152,7 +152,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.notEqual(other.metadata.uid, meta.uid);
     });
 
-    test('create ignores client-set uid, resourceVersion, generation and deletionTimestamp', async () => {
+    void test('create ignores client-set uid, resourceVersion, generation and deletionTimestamp', async () => {
       const store = await fresh();
       const input = configMap('a');
       Object.assign(input.metadata, {
@@ -171,7 +171,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(input.metadata.uid, 'mine', 'the caller object is not modified');
     });
 
-    test('create of an existing name is 409 AlreadyExists, named like Kubernetes', async () => {
+    void test('create of an existing name is 409 AlreadyExists, named like Kubernetes', async () => {
       const store = await fresh();
       await store.create('configmaps', configMap('a'));
       const err = await rejectsWith(() => store.create('configmaps', configMap('a')), 409, 'AlreadyExists');
@@ -194,7 +194,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       await store.create('secrets', configMap('a'));
     });
 
-    test('resourceVersion is one increasing counter across resources and namespaces', async () => {
+    void test('resourceVersion is one increasing counter across resources and namespaces', async () => {
       const store = await fresh();
       const versions: number[] = [];
       versions.push(Number((await store.create('configmaps', configMap('a'))).metadata.resourceVersion));
@@ -207,7 +207,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(await store.currentResourceVersion(), String(versions.at(-1)));
     });
 
-    test('cluster-scoped objects are stored under namespace ""', async () => {
+    void test('cluster-scoped objects are stored under namespace ""', async () => {
       const store = await fresh();
       const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } };
       const created = await store.create('namespaces', ns);
@@ -221,7 +221,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(deleted.deleted, true);
     });
 
-    test('update bumps generation only when something outside metadata and status changes', async () => {
+    void test('update bumps generation only when something outside metadata and status changes', async () => {
       const store = await fresh();
       const created = await store.create('widgets.example.fleethub.io', widget('w'));
       const labelled = await store.update('widgets.example.fleethub.io', {
@@ -246,7 +246,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(claimed.metadata.generation, 3, 'clients cannot set generation');
     });
 
-    test('update keeps uid, creationTimestamp and deletionTimestamp from the stored object', async () => {
+    void test('update keeps uid, creationTimestamp and deletionTimestamp from the stored object', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', {
         ...configMap('a'),
@@ -281,7 +281,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(cleared.metadata.deletionGracePeriodSeconds, 0);
     });
 
-    test('update with a stale resourceVersion is 409 Conflict; without one it is unconditional', async () => {
+    void test('update with a stale resourceVersion is 409 Conflict; without one it is unconditional', async () => {
       const store = await fresh();
       const v1 = await store.create('configmaps', configMap('a'));
       const v2 = await store.update('configmaps', { ...v1, data: { k: '2' } });
@@ -301,7 +301,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.ok(Number(v3.metadata.resourceVersion) > Number(v2.metadata.resourceVersion));
     });
 
-    test('update of a missing object is 404 NotFound', async () => {
+    void test('update of a missing object is 404 NotFound', async () => {
       const store = await fresh();
       const err = await rejectsWith(() => store.update('configmaps', configMap('nope')), 404, 'NotFound');
       assert.equal(err.message, 'configmaps "nope" not found');
@@ -313,7 +313,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(err2.message, 'deployments.apps "d" not found');
     });
 
-    test('a status subresource update takes only .status and never bumps generation', async () => {
+    void test('a status subresource update takes only .status and never bumps generation', async () => {
       const store = await fresh();
       const created = await store.create('widgets.example.fleethub.io', widget('w'));
       const updated = await store.update(
@@ -345,7 +345,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       await stale;
     });
 
-    test('with statusSubresource a main-resource update keeps the stored status', async () => {
+    void test('with statusSubresource a main-resource update keeps the stored status', async () => {
       const store = await fresh();
       const created = await store.create('widgets.example.fleethub.io', {
         ...widget('w'),
@@ -366,7 +366,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual(withoutSubresource.status, { phase: 'Taken' });
     });
 
-    test('an update that changes nothing writes nothing and keeps the resourceVersion', async () => {
+    void test('an update that changes nothing writes nothing and keeps the resourceVersion', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', {
         ...configMap('a'),
@@ -394,7 +394,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       );
     });
 
-    test('delete without finalizers removes the object; deleting again is 404', async () => {
+    void test('delete without finalizers removes the object; deleting again is 404', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', configMap('a'));
       const result = await store.delete('configmaps', 'default', 'a');
@@ -410,7 +410,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.notEqual(again.metadata.uid, created.metadata.uid);
     });
 
-    test('finalizers: delete marks the object, removing the last finalizer deletes it', async () => {
+    void test('finalizers: delete marks the object, removing the last finalizer deletes it', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', {
         ...configMap('a'),
@@ -460,7 +460,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(watch.events[2]!.resourceVersion, Number(last.metadata.resourceVersion));
     });
 
-    test('delete preconditions on uid and resourceVersion fail with 409', async () => {
+    void test('delete preconditions on uid and resourceVersion fail with 409', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', configMap('a'));
       const uidErr = await rejectsWith(
@@ -484,7 +484,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(ok.deleted, true);
     });
 
-    test('dryRun create, update and delete compute the result and store nothing', async () => {
+    void test('dryRun create, update and delete compute the result and store nothing', async () => {
       const store = await fresh();
       const watch = record(store, {});
       const planned = await store.create('configmaps', configMap('dry'), { dryRun: true });
@@ -526,7 +526,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual(summary(watch.events), [`ADDED a ${real.metadata.resourceVersion}`]);
     });
 
-    test('list is sorted by namespace then name and can be limited to one namespace', async () => {
+    void test('list is sorted by namespace then name and can be limited to one namespace', async () => {
       const store = await fresh();
       const keys = [
         ['b', 'z'],
@@ -561,7 +561,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual((await store.list('nothing')).items, []);
     });
 
-    test('pages: limit and continue walk the list; remainingItemCount counts what is left', async () => {
+    void test('pages: limit and continue walk the list; remainingItemCount counts what is left', async () => {
       const store = await fresh();
       for (let i = 0; i < 7; i++)
         await store.create('configmaps', configMap(`cm-${i}`, i % 2 ? 'odd' : 'even'));
@@ -615,7 +615,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(exact.continue, undefined);
     });
 
-    test('a predicate applies before limit counts', async () => {
+    void test('a predicate applies before limit counts', async () => {
       const store = await fresh();
       for (let i = 0; i < 10; i++) {
         await store.create('configmaps', {
@@ -640,7 +640,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(all.items.length, 5);
     });
 
-    test('a malformed continue token is 400; one older than compaction is 410 Expired', async () => {
+    void test('a malformed continue token is 400; one older than compaction is 410 Expired', async () => {
       const store = await fresh({ retention: { minEvents: 1, minAgeMs: 0 } });
       for (let i = 0; i < 4; i++) await store.create('configmaps', configMap(`cm-${i}`));
       for (const bad of ['!!!', 'bm90IGpzb24', Buffer.from('{"rv":"x","key":[]}').toString('base64url')]) {
@@ -666,7 +666,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       );
     });
 
-    test('watch from a resourceVersion replays every later event in order, then live events', async () => {
+    void test('watch from a resourceVersion replays every later event in order, then live events', async () => {
       const store = await fresh();
       await store.create('configmaps', configMap('before'));
       const from = await store.currentResourceVersion();
@@ -700,7 +700,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(fromNow.events[0]!.object.metadata.name, 'later');
     });
 
-    test('a list then a watch from its resourceVersion sees exactly the changes after the list', async () => {
+    void test('a list then a watch from its resourceVersion sees exactly the changes after the list', async () => {
       const store = await fresh();
       for (let i = 0; i < 5; i++) await store.create('configmaps', configMap(`cm-${i}`));
       const listed = await store.list('configmaps');
@@ -714,7 +714,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       );
     });
 
-    test('watch filters by resource and namespace; stop ends delivery', async () => {
+    void test('watch filters by resource and namespace; stop ends delivery', async () => {
       const store = await fresh();
       const cmAll = record(store, { resource: 'configmaps' });
       const cmDefault = record(store, { resource: 'configmaps', namespace: 'default' });
@@ -751,7 +751,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(cmAll.events.length, 2);
     });
 
-    test('watch from a compacted resourceVersion fails with 410 Expired', async () => {
+    void test('watch from a compacted resourceVersion fails with 410 Expired', async () => {
       const store = await fresh({ retention: { minEvents: 2, minAgeMs: 0 } });
       for (let i = 0; i < 6; i++) await store.create('configmaps', configMap(`cm-${i}`));
       const compacted = await store.compact();
@@ -775,7 +775,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(ok.errors.length, 0);
     });
 
-    test('retention keeps events younger than minAgeMs', async () => {
+    void test('retention keeps events younger than minAgeMs', async () => {
       const store = await fresh({ retention: { minEvents: 1, minAgeMs: 60_000 } });
       for (let i = 0; i < 5; i++) await store.create('configmaps', configMap(`cm-${i}`));
       assert.equal(await store.compact(), 0);
@@ -783,7 +783,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       await eventually(() => all.events.length === 4, 'every young event');
     });
 
-    test('watches older than the in-memory window replay from the change log', async () => {
+    void test('watches older than the in-memory window replay from the change log', async () => {
       const store = await fresh({ watchCacheSize: 3 });
       const versions: number[] = [];
       for (let i = 0; i < 12; i++) {
@@ -803,7 +803,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       );
     });
 
-    test('watch objects are shared and frozen; get and list return private copies', async () => {
+    void test('watch objects are shared and frozen; get and list return private copies', async () => {
       const store = await fresh();
       const watch = record(store, {});
       const created = await store.create('configmaps', configMap('a'));
@@ -817,7 +817,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal((await store.get('configmaps', 'default', 'a'))?.metadata.name, 'a');
     });
 
-    test('onProgress reports the store version to idle watchers', async () => {
+    void test('onProgress reports the store version to idle watchers', async () => {
       const store = await fresh({ progressIntervalMs: 50 });
       await store.create('configmaps', configMap('a'));
       const idle = record(store, { resource: 'secrets' });
@@ -835,14 +835,14 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.ok(Number(busy.progress[0]) >= busy.events[0]!.resourceVersion);
     });
 
-    test('an invalid watch resourceVersion is 400', async () => {
+    void test('an invalid watch resourceVersion is 400', async () => {
       const store = await fresh();
       const watch = record(store, { resourceVersion: 'abc' });
       await eventually(() => watch.errors.length === 1, 'the error');
       assert.equal((watch.errors[0] as ApiError).code, 400);
     });
 
-    test('concurrent writers: every version reaches watchers once, in order, without gaps', async () => {
+    void test('concurrent writers: every version reaches watchers once, in order, without gaps', async () => {
       const url = await freshUrl();
       const a = await open(url);
       // On PostgreSQL the second writer is another replica on the same database.
@@ -882,7 +882,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       );
     });
 
-    test('1,000 watchers each receive every event', async () => {
+    void test('1,000 watchers each receive every event', async () => {
       const store = await fresh();
       const counts = new Array<number>(1000).fill(0);
       const watchers = counts.map((_, i) =>
@@ -896,7 +896,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       for (const w of watchers) w.stop();
     });
 
-    test('values at rest go through the codec, in the object table and in the change log', async () => {
+    void test('values at rest go through the codec, in the object table and in the change log', async () => {
       const url = await freshUrl();
       const store = await open(url, { codec: rot13Codec });
       const secret = {
@@ -939,7 +939,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     });
 
     if (backend !== 'memory') {
-      test('schema migrations are applied once and recorded', async () => {
+      void test('schema migrations are applied once and recorded', async () => {
         const url = await freshUrl();
         // Two openers at once, as two replicas starting together would.
         const [first, second] = await Promise.all([open(url), open(url)]);
@@ -968,7 +968,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     }
 
     if (backend === 'sqlite') {
-      test('reopening a SQLite file keeps objects, the version counter and the change log', async () => {
+      void test('reopening a SQLite file keeps objects, the version counter and the change log', async () => {
         const url = await freshUrl();
         const first = await open(url);
         await first.create('configmaps', configMap('a'));
@@ -994,7 +994,7 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
     }
 
     if (backend === 'postgres') {
-      test('two replicas: a write on one reaches a watch on the other within a second', async () => {
+      void test('two replicas: a write on one reaches a watch on the other within a second', async () => {
         const url = await freshUrl();
         const a = await open(url);
         const b = await open(url, { progressIntervalMs: 60_000 });

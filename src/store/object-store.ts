@@ -255,7 +255,7 @@ export class ObjectStore implements Store {
           next = structuredClone(input);
           const meta = next.metadata;
           for (const field of KEPT_ON_UPDATE) {
-            if (stored[field] === undefined) delete meta[field];
+            if (stored[field] === undefined) Reflect.deleteProperty(meta, field);
             else meta[field] = stored[field];
           }
           if (options.statusSubresource) {

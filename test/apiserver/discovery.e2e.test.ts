@@ -239,7 +239,7 @@ async function tool(
     // Caches per client generation and run: discovery must come from this server, not a previous one.
     env: {
       HOME: home,
-      KUBECACHEDIR: join(home, `cache-${generation}`),
+      KUBECACHEDIR: join(home, `cache-${name}-${generation}`),
       HELM_CACHE_HOME: join(home, `helm-${generation}`),
     },
   });
