@@ -3,13 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { layoutRegistry, type ServedKind } from './discovery.js';
-import {
-  buildOpenApiV3,
-  openApiDocument,
-  schemaName,
-  toOpenApiSchema,
-  type OpenApiDocument,
-} from './openapi.js';
+import { buildOpenApiV3, openApiDocument, schemaName, type OpenApiDocument } from './openapi.js';
+import { toOpenApiSchema } from './openapi-schema.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking parsed JSON in tests
 

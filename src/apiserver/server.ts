@@ -112,7 +112,8 @@ export class ApiServer {
           apiVersion: info.version,
           resource: info.resource,
           subresource: info.subresource,
-          namespace: info.namespace,
+          // As in kube-apiserver, a namespace is in itself: a RoleBinding in "team" may grant get on it.
+          namespace: info.group === '' && info.resource === 'namespaces' ? info.name : info.namespace,
           name: info.name,
         }
       : { user, verb: info.verb, isResourceRequest: false, path: info.path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
@@ -121,7 +122,7 @@ export class ApiServer {
     if (!info.isResourceRequest)
       throw errors.forbidden(`forbidden: User "${user.username}" cannot ${info.verb} path "${info.path}"`);
     const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-    const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+    const scope = attrs.namespace ? `in the namespace "${attrs.namespace}"` : 'at the cluster scope';
     const named = info.name ? `${info.resource} "${info.name}"` : info.resource;
     throw errors.forbidden(
       `${named} is forbidden: User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" ${scope}${decision.reason ? `: ${decision.reason}` : ''}`,

@@ -104,7 +104,7 @@ async function ensureNamespaces(store: Store): Promise<void> {
 }
 
 export async function startHub(config: HubConfig, options: HubOptions = {}): Promise<Hub> {
-  const logger = pino({ level: config.logLevel, base: { component: 'hub' } }, (options.logStream ?? process.stdout) as never);
+  const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, (options.logStream ?? process.stdout) as never);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const registry = new KindRegistry(builtinKinds);
   const metrics = new MetricsRegistry();
@@ -196,7 +196,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
 
   const manager = new ControllerManager({
     store,
-    logger: logger.child({ component: 'controllers' }),
+    logger,
     metrics,
     leaderElection: {
       namespace: SYSTEM_NAMESPACE,
@@ -204,7 +204,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       ...(config.identity ? { identity: config.identity } : {}),
     },
   });
-  manager.add(namespaceController({ store, namespacedResources: () => registry.namespacedResources(), logger: logger.child({ component: 'namespace-controller' }) }));
+  manager.add(namespaceController({ store, namespacedResources: () => registry.namespacedResources(), logger }));
   manager.start();
 
   await Promise.all(rbacInformers.map((i) => i.waitForSync()));

@@ -460,6 +460,40 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.equal(watch.events[2]!.resourceVersion, Number(last.metadata.resourceVersion));
     });
 
+    void test('markOnly marks an object without finalizers; deleting the marked object removes it', async () => {
+      const store = await fresh();
+      const ns = {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'team' },
+        spec: { finalizers: ['kubernetes'] },
+      };
+      const created = await store.create('namespaces', ns);
+      const watch = record(store, {
+        resource: 'namespaces',
+        resourceVersion: created.metadata.resourceVersion!,
+      });
+      const marked = await store.delete('namespaces', '', 'team', { markOnly: true });
+      assert.equal(marked.deleted, false);
+      assert.ok(marked.object.metadata.deletionTimestamp);
+      assert.equal(marked.object.metadata.deletionGracePeriodSeconds, 0);
+      // Updates of the marked object (status, spec) keep it and its deletionTimestamp.
+      const terminating = await store.update('namespaces', {
+        ...marked.object,
+        status: { phase: 'Terminating' },
+      });
+      assert.equal(terminating.metadata.deletionTimestamp, marked.object.metadata.deletionTimestamp);
+      assert.ok(await store.get('namespaces', '', 'team'));
+      const removed = await store.delete('namespaces', '', 'team');
+      assert.equal(removed.deleted, true);
+      assert.equal(await store.get('namespaces', '', 'team'), undefined);
+      await eventually(() => watch.events.length === 3, 'three events');
+      assert.deepEqual(
+        watch.events.map((e) => e.type),
+        ['MODIFIED', 'MODIFIED', 'DELETED'],
+      );
+    });
+
     void test('delete preconditions on uid and resourceVersion fail with 409', async () => {
       const store = await fresh();
       const created = await store.create('configmaps', configMap('a'));
@@ -879,6 +913,56 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual(
         late.events.map((e) => e.resourceVersion),
         expected,
+      );
+    });
+
+    void test('same-object races: one create wins, read-modify-write loses no update', async () => {
+      const url = await freshUrl();
+      const a = await open(url);
+      const b = backend === 'postgres' ? await open(url) : a;
+      const creates = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).create('configmaps', configMap('contested'))),
+      );
+      assert.equal(creates.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of creates) {
+        if (r.status === 'rejected') assert.equal((r.reason as ApiError).reason, 'AlreadyExists');
+      }
+      // Optimistic concurrency: read, increment, write with the read resourceVersion, retry on 409.
+      const increment = async (store: ObjectStore) => {
+        for (;;) {
+          const current = (await store.get('configmaps', 'default', 'contested'))!;
+          const n = Number((current.data as Record<string, string>).n ?? 0);
+          try {
+            await store.update('configmaps', { ...current, data: { n: String(n + 1) } });
+            return;
+          } catch (err) {
+            if (!isApiError(err) || err.code !== 409) throw err;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, (_, i) => increment(i % 2 ? a : b)));
+      const final = await a.get('configmaps', 'default', 'contested');
+      assert.deepEqual(final?.data, { n: '20' });
+    });
+
+    void test('writes during a replay from the change log are delivered after it, without gaps', async () => {
+      const url = await freshUrl();
+      const a = await open(url, { watchCacheSize: 2 });
+      const b = backend === 'postgres' ? await open(url) : a;
+      const expected: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        expected.push(Number((await a.create('configmaps', configMap(`old-${i}`))).metadata.resourceVersion));
+      }
+      const watch = record(a, { resourceVersion: String(expected[0]) });
+      const live = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => b.create('configmaps', configMap(`new-${i}`))),
+      );
+      expected.push(...live.map((o) => Number(o.metadata.resourceVersion)).sort((x, y) => x - y));
+      await eventually(() => watch.events.length >= expected.length - 1, 'replay and live events');
+      await sleep(50);
+      assert.deepEqual(
+        watch.events.map((e) => e.resourceVersion),
+        expected.slice(1),
       );
     });
 

@@ -54,9 +54,11 @@ export const postgresMigrations: readonly { version: number; name: string; sql: 
 ];
 
 const SQL = {
-  lockAndRead: `SELECT s.rv, o.value FROM store_state s
-    LEFT JOIN store_objects o ON o.resource = $1 AND o.namespace = $2 AND o.name = $3
-    WHERE s.id = 1 FOR UPDATE OF s`,
+  // Simple-protocol text (no parameters), so BEGIN and the lock travel in one round trip.
+  beginAndLock: 'BEGIN; SELECT rv FROM store_state WHERE id = 1 FOR UPDATE',
+  // A statement of its own: its snapshot starts after the lock is held, so it sees every earlier
+  // write. (Joined into the locking statement, READ COMMITTED would return a stale object row.)
+  get: 'SELECT value FROM store_objects WHERE resource = $1 AND namespace = $2 AND name = $3',
   put: `WITH st AS (UPDATE store_state SET rv = $4 WHERE id = 1),
     obj AS (INSERT INTO store_objects (resource, namespace, name, rv, value) VALUES ($1, $2, $3, $4, $5)
       ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = EXCLUDED.rv, value = EXCLUDED.value),
@@ -66,7 +68,6 @@ const SQL = {
     obj AS (DELETE FROM store_objects WHERE resource = $1 AND namespace = $2 AND name = $3),
     lg AS (INSERT INTO store_log (rv, type, resource, namespace, name, value) VALUES ($4, 'DELETED', $1, $2, $3, $5))
     SELECT pg_notify('${NOTIFY_CHANNEL}', $4::bigint::text)`,
-  get: 'SELECT value FROM store_objects WHERE resource = $1 AND namespace = $2 AND name = $3',
   state: 'SELECT rv FROM store_state WHERE id = 1',
   compacted: 'SELECT rv FROM store_compaction WHERE id = 1',
   scanAll: `SELECT namespace, name, value FROM store_objects
@@ -209,15 +210,16 @@ export class PostgresBackend implements Backend {
     let broken: Error | undefined;
     let record: LogRecord | undefined;
     try {
-      await client.query('BEGIN');
       try {
-        const { rows } = await client.query<{ rv: string; value: string | null }>({
-          name: 'fh_store_lock_read',
-          text: SQL.lockAndRead,
+        // pg returns one result per statement of a multi-statement text: [BEGIN, SELECT].
+        const locked = (await client.query(SQL.beginAndLock)) as unknown as pg.QueryResult<{ rv: string }>[];
+        const { rows } = await client.query<{ value: string }>({
+          name: 'fh_store_get',
+          text: SQL.get,
           values: [key.resource, key.namespace, key.name],
         });
-        const nextRv = Number(rows[0]!.rv) + 1;
-        const mutation = decide(rows[0]!.value ?? undefined, nextRv);
+        const nextRv = Number(locked[1]!.rows[0]!.rv) + 1;
+        const mutation = decide(rows[0]?.value, nextRv);
         if (mutation.op === 'none') {
           await client.query('ROLLBACK');
           return;

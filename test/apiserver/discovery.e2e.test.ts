@@ -236,7 +236,8 @@ async function tool(
   const result = await run(toolPath(generation, name), args, {
     kubeconfig,
     input,
-    // Caches per client generation and run: discovery must come from this server, not a previous one.
+    // Own caches per tool, generation and run: every client must fetch discovery and OpenAPI from this
+    // server (kubectl keeps hash-addressed OpenAPI documents in its HTTP cache for good).
     env: {
       HOME: home,
       KUBECACHEDIR: join(home, `cache-${name}-${generation}`),

@@ -120,6 +120,29 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           }
         });
 
+        test('kubectl wait sees a change, and delete waits for a finalizer to be removed', async () => {
+          const held = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"${ns}","finalizers":["example.com/hold"]},"data":{"k":"start"}}`;
+          await ok(['apply', '-f', '-'], held);
+          // kubectl 1.35 waits through a WatchList (sendInitialEvents), 1.31 through list + watch.
+          const waiting = k(['-n', ns, 'wait', '--for=jsonpath={.data.k}=done', 'configmap/held', '--timeout=30s']);
+          await new Promise((r) => setTimeout(r, 500));
+          await ok(['-n', ns, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"data":{"k":"done"}}']);
+          const waited = await waiting;
+          assert.equal(waited.code, 0, waited.stderr);
+          assert.match(waited.stdout, /configmap\/held condition met/);
+
+          const deleting = k(['-n', ns, 'delete', 'configmap', 'held', '--timeout=30s']);
+          await eventually('the deletion mark', async () => {
+            const ts = await ok(['-n', ns, 'get', 'configmap', 'held', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+            return ts ? ts : undefined;
+          });
+          await ok(['-n', ns, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+          const deleted = await deleting;
+          assert.equal(deleted.code, 0, deleted.stderr);
+          assert.match(deleted.stdout, /configmap "held" deleted/);
+          assert.match((await k(['-n', ns, 'get', 'configmap', 'held'])).stderr, /not found/);
+        });
+
         test('a viewer token reads but may not create; can-i answers per role', async () => {
           await ok(['-n', ns, 'create', 'serviceaccount', 'viewer']);
           await ok(['-n', ns, 'create', 'serviceaccount', 'operator']);

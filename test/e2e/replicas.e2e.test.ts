@@ -18,30 +18,38 @@ interface WatchLine {
 }
 
 /** Opens a raw watch and resolves with the first event matching `match`, or rejects after `timeoutMs`. */
-function watchUntil(hub: HubProcess, path: string, match: (e: WatchLine) => boolean): { ready: Promise<void>; event(timeoutMs: number): Promise<WatchLine>; close(): void } {
+function watchUntil(
+  hub: HubProcess,
+  path: string,
+  match: (e: WatchLine) => boolean,
+): { ready: Promise<void>; event(timeoutMs: number): Promise<WatchLine>; close(): void } {
   const seen: WatchLine[] = [];
   let notify: (() => void) | undefined;
   let req: ClientRequest | undefined;
   const ready = new Promise<void>((resolve, reject) => {
-    req = request(new URL(path, hub.url), { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } }, (res) => {
-      if (res.statusCode !== 200) {
-        reject(new Error(`watch ${path} answered ${res.statusCode}`));
-        return;
-      }
-      let buffer = '';
-      res.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        let newline: number;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, newline).trim();
-          buffer = buffer.slice(newline + 1);
-          if (line) seen.push(JSON.parse(line) as WatchLine);
+    req = request(
+      new URL(path, hub.url),
+      { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          reject(new Error(`watch ${path} answered ${res.statusCode}`));
+          return;
         }
-        notify?.();
-      });
-      res.on('error', () => undefined);
-      resolve();
-    });
+        let buffer = '';
+        res.on('data', (chunk: Buffer) => {
+          buffer += chunk.toString();
+          let newline: number;
+          while ((newline = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, newline).trim();
+            buffer = buffer.slice(newline + 1);
+            if (line) seen.push(JSON.parse(line) as WatchLine);
+          }
+          notify?.();
+        });
+        res.on('error', () => undefined);
+        resolve();
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -49,7 +57,10 @@ function watchUntil(hub: HubProcess, path: string, match: (e: WatchLine) => bool
     ready,
     event: (timeoutMs) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching event within ${timeoutMs} ms; saw ${JSON.stringify(seen)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching event within ${timeoutMs} ms; saw ${JSON.stringify(seen)}`)),
+          timeoutMs,
+        );
         notify = () => {
           const found = seen.find(match);
           if (!found) return;
@@ -63,7 +74,11 @@ function watchUntil(hub: HubProcess, path: string, match: (e: WatchLine) => bool
 }
 
 /** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes. */
-async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+async function eventually<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -73,7 +88,8 @@ async function eventually<T>(what: string, timeoutMs: number, probe: () => Promi
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (last error: ${String(last)})` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
@@ -93,7 +109,15 @@ function leaderIdentities(hub: HubProcess): string[] {
   return identities;
 }
 
-const LEASE = ['get', 'lease', '-n', 'fleethub-system', 'fleethub-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}'];
+const LEASE = [
+  'get',
+  'lease',
+  '-n',
+  'fleethub-system',
+  'fleethub-controller-manager',
+  '-o',
+  'jsonpath={.spec.holderIdentity}',
+];
 
 describe('two hub replicas on one PostgreSQL', () => {
   let postgres: PostgresServer | undefined;
@@ -125,7 +149,11 @@ describe('two hub replicas on one PostgreSQL', () => {
     const list = await hubRequest(b, 'GET', '/api/v1/namespaces/default/configmaps');
     assert.equal(list.status, 200, list.body);
     const version = (list.json().metadata as { resourceVersion: string }).resourceVersion;
-    const watch = watchUntil(b, `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${version}`, (e) => e.object.metadata?.name === 'from-a');
+    const watch = watchUntil(
+      b,
+      `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${version}`,
+      (e) => e.object.metadata?.name === 'from-a',
+    );
     try {
       await watch.ready;
       await kubectlOk('v35', a.kubeconfig, ['create', 'configmap', 'from-a', '--from-literal=k=v']);
@@ -140,13 +168,27 @@ describe('two hub replicas on one PostgreSQL', () => {
   test("B's admin kubeconfig carries A's token, points at B and works", async () => {
     const a = hubA!;
     const b = hubB!;
-    const config = parse(readFileSync(b.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    const config = parse(readFileSync(b.kubeconfig, 'utf8')) as {
+      clusters: { cluster: { server: string } }[];
+    };
     assert.equal(config.clusters[0]!.cluster.server, b.url, 'B rewrote the copied kubeconfig to its own URL');
-    assert.equal(b.token, a.token, 'the copied token authenticated on B (tokens live in the database), so none was issued');
-    assert.equal(await kubectlOk('v35', b.kubeconfig, ['get', 'configmap', 'from-a', '-o', 'jsonpath={.data.k}']), 'v');
-    assert.equal(await kubectlOk('v31', b.kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']), 'fleethub-admin');
+    assert.equal(
+      b.token,
+      a.token,
+      'the copied token authenticated on B (tokens live in the database), so none was issued',
+    );
+    assert.equal(
+      await kubectlOk('v35', b.kubeconfig, ['get', 'configmap', 'from-a', '-o', 'jsonpath={.data.k}']),
+      'v',
+    );
+    assert.equal(
+      await kubectlOk('v31', b.kubeconfig, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']),
+      'fleethub-admin',
+    );
     // A's own file was left pointing at A.
-    const configA = parse(readFileSync(a.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    const configA = parse(readFileSync(a.kubeconfig, 'utf8')) as {
+      clusters: { cluster: { server: string } }[];
+    };
     assert.equal(configA.clusters[0]!.cluster.server, a.url);
   });
 
@@ -173,7 +215,14 @@ describe('two hub replicas on one PostgreSQL', () => {
 
     // The namespace controller now runs on the survivor: it empties a deleted namespace and removes it.
     await kubectlOk('v35', survivor.kubeconfig, ['create', 'namespace', 'doomed']);
-    await kubectlOk('v35', survivor.kubeconfig, ['create', 'configmap', 'inside', '-n', 'doomed', '--from-literal=a=b']);
+    await kubectlOk('v35', survivor.kubeconfig, [
+      'create',
+      'configmap',
+      'inside',
+      '-n',
+      'doomed',
+      '--from-literal=a=b',
+    ]);
     await kubectlOk('v35', survivor.kubeconfig, ['delete', 'namespace', 'doomed', '--wait=false']);
     await eventually('the namespace controller removes the namespace', 15_000, async () => {
       const res = await hubRequest(survivor, 'GET', '/api/v1/namespaces/doomed');

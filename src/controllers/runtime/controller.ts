@@ -121,8 +121,10 @@ export class Controller {
   readonly name: string;
   private readonly reconciler: Reconciler;
   private readonly workers: number;
-  private readonly logger: Logger;
-  private readonly metrics: ControllerMetrics;
+  private logger: Logger;
+  private metrics: ControllerMetrics;
+  private readonly ownLogger: boolean;
+  private readonly ownMetrics: boolean;
   private readonly rateLimit: DefaultRateLimiterOptions;
   private readonly timeoutMs: number | undefined;
   private readonly specs: WatchSpec[] = [];
@@ -134,8 +136,19 @@ export class Controller {
     this.workers = Math.max(1, options.maxConcurrentReconciles ?? 1);
     this.logger = (options.logger ?? noopLogger).child({ controller: options.name });
     this.metrics = controllerMetrics(options.metrics ?? new MetricsRegistry());
+    this.ownLogger = options.logger !== undefined;
+    this.ownMetrics = options.metrics !== undefined;
     this.rateLimit = options.rateLimit ?? {};
     this.timeoutMs = options.reconcileTimeoutMs;
+  }
+
+  /**
+   * Called by the manager on `add`: a controller built without a logger or metrics registry uses the
+   * manager's, so its metrics reach the hub's /metrics without extra wiring.
+   */
+  useDefaults(defaults: { logger?: Logger; metrics?: MetricsRegistry }): void {
+    if (!this.ownLogger && defaults.logger) this.logger = defaults.logger.child({ controller: this.name });
+    if (!this.ownMetrics && defaults.metrics) this.metrics = controllerMetrics(defaults.metrics);
   }
 
   /** Reconcile objects of this resource by their own key. */

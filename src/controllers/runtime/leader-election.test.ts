@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../store/types.js';
 import { FaultyStore, openTestStore } from '../testing/store.js';
@@ -19,6 +19,9 @@ interface Candidate {
 type Timing = Pick<LeaderElectionOptions, 'leaseDurationSeconds' | 'renewDeadlineMs' | 'retryPeriodMs'>;
 const FAST: Timing = { leaseDurationSeconds: 1, renewDeadlineMs: 600, retryPeriodMs: 100 };
 
+/** Every candidate made by a test, stopped after it even when an assertion failed. */
+const live: Candidate[] = [];
+
 function candidate(store: Store, lease: string, id: string, timeline: Candidate['timeline'], timing: Timing = FAST): Candidate {
   const faulty = new FaultyStore(store);
   const c: Candidate = { id, store: faulty, signal: undefined, timeline, elector: undefined as unknown as LeaderElector };
@@ -36,6 +39,7 @@ function candidate(store: Store, lease: string, id: string, timeline: Candidate[
       timeline.push({ id, event: 'stopped', at: Date.now() });
     },
   });
+  live.push(c);
   return c;
 }
 
@@ -58,6 +62,12 @@ describe('LeaderElector', () => {
   let n = 0;
   before(async () => {
     ({ store } = await openTestStore());
+  });
+  afterEach(async () => {
+    for (const c of live.splice(0)) {
+      c.store.heal();
+      await c.elector.stop();
+    }
   });
   after(async () => {
     await store.close();
@@ -144,15 +154,17 @@ describe('LeaderElector', () => {
     assert.ok(!b.elector.isLeader());
     const stopAt = Date.now();
     await a.elector.stop();
-    assert.equal((await lease(name)).holderIdentity, '', 'released');
     await waitFor(() => b.elector.isLeader(), 'b leads', 3000);
     const took = Date.now() - stopAt;
     assert.ok(took < 1000, `handover took ${took} ms (lease is 10 s)`);
+    const spec = await lease(name);
+    assert.equal(spec.holderIdentity, 'b');
+    assert.equal(spec.leaseTransitions, 1);
     assertNoOverlap(timeline);
     await b.elector.stop();
   });
 
-  it('replaces a killed leader within 15 s with default timings', async () => {
+  it('replaces a killed leader within 15 s with default timings', async (t) => {
     const name = `lease-${++n}`;
     const timeline: Candidate['timeline'] = [];
     const a = candidate(store, name, 'a', timeline, {});
@@ -167,6 +179,7 @@ describe('LeaderElector', () => {
     a.store.cut('hang');
     await waitFor(() => b.elector.isLeader(), 'b leads', 15_000, 50);
     const took = Date.now() - killedAt;
+    t.diagnostic(`take-over ${took} ms after the kill`);
     assert.ok(took <= 15_000, `take-over after ${took} ms`);
     assert.ok(took >= 9_000, `took over after ${took} ms, before the 10 s lease could expire`);
     assertNoOverlap(timeline);

@@ -33,6 +33,7 @@ export class ControllerManager {
   readonly metrics: MetricsRegistry;
   private readonly store: Store;
   private readonly logger: Logger;
+  private readonly baseLogger: Logger | undefined;
   private readonly informerOptions: InformerSetOptions;
   private readonly controllers: Controller[] = [];
   private readonly elector: LeaderElector | undefined;
@@ -42,6 +43,7 @@ export class ControllerManager {
 
   constructor(options: ControllerManagerOptions) {
     this.store = options.store;
+    this.baseLogger = options.logger;
     this.logger = (options.logger ?? noopLogger).child({ component: 'controller-manager' });
     this.metrics = options.metrics ?? new MetricsRegistry();
     this.informerOptions = { ...options.informers, logger: options.informers?.logger ?? this.logger };
@@ -62,9 +64,10 @@ export class ControllerManager {
     });
   }
 
-  /** Adds a controller; only before start. */
+  /** Adds a controller; only before start. One without its own logger or metrics uses the manager's. */
   add(controller: Controller): this {
     if (this.started) throw new Error('controllers must be added before the manager starts');
+    controller.useDefaults({ logger: this.baseLogger, metrics: this.metrics });
     this.controllers.push(controller);
     return this;
   }

@@ -114,7 +114,8 @@ export class FakeStore implements Store {
     if (JSON.stringify(next) === JSON.stringify(current)) return structuredClone(current);
     if (options.dryRun) return next;
     next.metadata.resourceVersion = String(++this.rv);
-    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
+    // Removing the last finalizer of a marked object deletes it; other updates of a marked object keep it.
+    if (next.metadata.deletionTimestamp && current.metadata.finalizers?.length && !next.metadata.finalizers?.length) {
       table.delete(key(namespace, name));
       this.emit('DELETED', resource, next);
     } else {
@@ -132,10 +133,13 @@ export class FakeStore implements Store {
     if ((pre?.uid && pre.uid !== current.metadata.uid) || (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion)) {
       throw errors.conflict(...split(resource), name, 'precondition failed');
     }
-    if (current.metadata.finalizers?.length) {
+    const keep = Boolean(current.metadata.finalizers?.length) || (options.markOnly && !current.metadata.deletionTimestamp);
+    if (keep) {
       if (current.metadata.deletionTimestamp || options.dryRun) return { object: structuredClone(current), deleted: false };
       const next = structuredClone(current);
       next.metadata.deletionTimestamp = seconds(new Date());
+      next.metadata.deletionGracePeriodSeconds = 0;
+      next.metadata.generation = (next.metadata.generation ?? 0) + 1;
       next.metadata.resourceVersion = String(++this.rv);
       table.set(key(namespace, name), next);
       this.emit('MODIFIED', resource, next);
