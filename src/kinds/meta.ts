@@ -51,7 +51,7 @@ export const ObjectMetaSchema = closed({
 });
 
 /** The envelope every kind shares; kinds add their own top-level fields. */
-export function kindSchema<T extends TProperties>(kind: string, apiVersion: string, fields: T) {
+export function kindSchema<T extends TProperties>(kind: string, _apiVersion: string, fields: T) {
   return closed(
     {
       apiVersion: Type.Optional(Type.String()),
@@ -59,7 +59,7 @@ export function kindSchema<T extends TProperties>(kind: string, apiVersion: stri
       metadata: ObjectMetaSchema,
       ...fields,
     },
-    { title: kind, description: `${apiVersion} ${kind}` },
+    { title: kind },
   );
 }
 

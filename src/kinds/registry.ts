@@ -3,6 +3,9 @@
 import type { KindDefinition } from './types.js';
 import { apiVersionOf, resourceName } from './types.js';
 
+/** `/api/v1/k8s-clusters…` belongs to the REST facade (003's API), never to a Kubernetes resource. */
+const RESERVED_CORE_RESOURCES = new Set(['k8s-clusters']);
+
 export class KindRegistry {
   private readonly byResource = new Map<string, KindDefinition>();
   private readonly byKind = new Map<string, KindDefinition>();
@@ -14,6 +17,8 @@ export class KindRegistry {
   }
 
   add(def: KindDefinition): void {
+    if (def.group === '' && RESERVED_CORE_RESOURCES.has(def.plural))
+      throw new Error(`/api/v1/${def.plural} is reserved for the hub's REST facade and cannot be a resource`);
     const urlKey = `${def.group}/${def.version}/${def.plural}`;
     const existing = this.byResource.get(urlKey);
     if (existing && existing !== def) throw new Error(`kind already registered for ${urlKey}`);

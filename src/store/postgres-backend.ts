@@ -69,6 +69,7 @@ const SQL = {
     lg AS (INSERT INTO store_log (rv, type, resource, namespace, name, value) VALUES ($4, 'DELETED', $1, $2, $3, $5))
     SELECT pg_notify('${NOTIFY_CHANNEL}', $4::bigint::text)`,
   state: 'SELECT rv FROM store_state WHERE id = 1',
+  beginSnapshot: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT rv FROM store_state WHERE id = 1',
   compacted: 'SELECT rv FROM store_compaction WHERE id = 1',
   scanAll: `SELECT namespace, name, value FROM store_objects
     WHERE resource = $1 AND (namespace, name) > ($2, $3) ORDER BY namespace, name LIMIT $4`,
@@ -265,11 +266,10 @@ export class PostgresBackend implements Backend {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      // REPEATABLE READ: the counter and every batch come from one snapshot.
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       try {
-        const state = await client.query<{ rv: string }>({ name: 'fh_store_state', text: SQL.state });
-        const rv = Number(state.rows[0]!.rv);
+        // REPEATABLE READ: the counter and every batch come from one snapshot.
+        const begun = (await client.query(SQL.beginSnapshot)) as unknown as pg.QueryResult<{ rv: string }>[];
+        const rv = Number(begun[1]!.rows[0]!.rv);
         const items: T[] = [];
         let lastKey: { namespace: string; name: string } | undefined;
         let more = false;

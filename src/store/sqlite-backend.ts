@@ -175,10 +175,13 @@ export class SqliteBackend implements Backend {
       // Synchronous on the only connection: no write can land between the counter and the rows.
       const start = scanStart(query);
       const rv = this.stmt.state.get()!.rv;
-      const rows =
+      const statement = query.namespace !== undefined ? this.stmt.scanNs : this.stmt.scanAll;
+      const args: [string, string, string] =
         query.namespace !== undefined
-          ? this.stmt.scanNs.iterate(query.resource, query.namespace, start.name)
-          : this.stmt.scanAll.iterate(query.resource, start.namespace, start.name);
+          ? [query.resource, query.namespace, start.name]
+          : [query.resource, start.namespace, start.name];
+      // A page stops early, so rows stream; a full list is cheaper fetched in one call.
+      const rows = query.limit > 0 ? statement.iterate(...args) : statement.all(...args);
       const items: T[] = [];
       let lastKey: { namespace: string; name: string } | undefined;
       let more = false;

@@ -13,7 +13,13 @@ const CM = 'configmaps';
 const SECRETS = 'secrets';
 
 function namespace(name: string, specFinalizers = ['kubernetes']): KubeObject {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: specFinalizers }, status: { phase: 'Active' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name },
+    spec: { finalizers: specFinalizers },
+    status: { phase: 'Active' },
+  };
 }
 
 function object(kind: string, namespace: string, name: string, finalizers?: string[]): KubeObject {
@@ -28,12 +34,15 @@ async function markDeleted(store: Store, name: string): Promise<void> {
 }
 
 function conditions(ns: KubeObject | undefined): Condition[] {
-  return ((ns?.['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? []);
+  return (ns?.['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? [];
 }
 
 /** Fails every list of one resource, as a broken backend table would. */
 class BrokenListStore extends FaultyStore {
-  constructor(inner: Store, private readonly broken: string) {
+  constructor(
+    inner: Store,
+    private readonly broken: string,
+  ) {
     super(inner);
   }
 
@@ -59,7 +68,9 @@ describe('namespace controller', () => {
 
   function startController(onStore: Store = store, resources = [CM, SECRETS]): void {
     manager = new ControllerManager({ store: onStore, leaderElection: false });
-    manager.add(namespaceController({ store: onStore, namespacedResources: () => resources, recheckAfterMs: 50 }));
+    manager.add(
+      namespaceController({ store: onStore, namespacedResources: () => resources, recheckAfterMs: 50 }),
+    );
     manager.start();
   }
 
@@ -73,10 +84,17 @@ describe('namespace controller', () => {
     await store.create(CM, object('ConfigMap', 'team-b', 'other'));
     startController();
     await sleep(100);
-    assert.equal((await store.list(CM, { namespace: 'team-a' })).items.length, 3, 'a live namespace is left alone');
+    assert.equal(
+      (await store.list(CM, { namespace: 'team-a' })).items.length,
+      3,
+      'a live namespace is left alone',
+    );
 
     await markDeleted(store, 'team-a');
-    await waitFor(async () => (await store.list(CM, { namespace: 'team-a' })).items.length === 1, 'content deleted');
+    await waitFor(
+      async () => (await store.list(CM, { namespace: 'team-a' })).items.length === 1,
+      'content deleted',
+    );
     assert.deepEqual((await store.list(SECRETS, { namespace: 'team-a' })).items, []);
     const held = (await store.get(CM, 'team-a', 'held'))!;
     assert.ok(held.metadata.deletionTimestamp, 'the held object is being deleted');
@@ -95,8 +113,14 @@ describe('namespace controller', () => {
         ['NamespaceFinalizersRemaining', 'True', 'SomeFinalizersRemain'],
       ],
     );
-    assert.match(findCondition(c, 'NamespaceContentRemaining')!.message, /configmaps has 1 resource instances/);
-    assert.match(findCondition(c, 'NamespaceFinalizersRemaining')!.message, /example\.com\/hold in 1 resource instances/);
+    assert.match(
+      findCondition(c, 'NamespaceContentRemaining')!.message,
+      /configmaps has 1 resource instances/,
+    );
+    assert.match(
+      findCondition(c, 'NamespaceFinalizersRemaining')!.message,
+      /example\.com\/hold in 1 resource instances/,
+    );
     await sleep(200);
     assert.ok(await store.get(NS, '', 'team-a'), 'the namespace waits for its content');
 
@@ -113,13 +137,18 @@ describe('namespace controller', () => {
     await markDeleted(store, 'guarded');
     await waitFor(async () => {
       const ns = await store.get(NS, '', 'guarded');
-      return JSON.stringify((ns?.['spec'] as { finalizers: string[] }).finalizers) === '["example.com/guard"]';
+      return (
+        JSON.stringify((ns?.['spec'] as { finalizers: string[] }).finalizers) === '["example.com/guard"]'
+      );
     }, 'kubernetes finalizer removed');
-    assert.equal((await store.get(CM, 'guarded', 'c')), undefined);
+    assert.equal(await store.get(CM, 'guarded', 'c'), undefined);
     await sleep(150);
     const ns = (await store.get(NS, '', 'guarded'))!;
     await store.update(NS, { ...ns, spec: { finalizers: [] } });
-    await waitFor(async () => !(await store.get(NS, '', 'guarded')), 'deleted once the other finalizer is gone');
+    await waitFor(
+      async () => !(await store.get(NS, '', 'guarded')),
+      'deleted once the other finalizer is gone',
+    );
   });
 
   it('reports content it cannot delete and keeps the namespace', async () => {
@@ -130,7 +159,9 @@ describe('namespace controller', () => {
     await markDeleted(store, 'stuck');
     const ns = await waitFor(async () => {
       const cur = await store.get(NS, '', 'stuck');
-      return findCondition(conditions(cur), 'NamespaceDeletionContentFailure')?.status === 'True' ? cur : undefined;
+      return findCondition(conditions(cur), 'NamespaceDeletionContentFailure')?.status === 'True'
+        ? cur
+        : undefined;
     }, 'failure condition');
     const failure = findCondition(conditions(ns), 'NamespaceDeletionContentFailure')!;
     assert.equal(failure.reason, 'ContentDeletionFailed');

@@ -100,13 +100,13 @@ export class NamespaceReconciler implements Reconciler {
     this.now = options.now ?? (() => new Date());
   }
 
-  async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult | void> {
+  async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
     const ns = await this.store.get(NAMESPACES, '', req.name);
-    if (!ns?.metadata.deletionTimestamp) return;
+    if (!ns?.metadata.deletionTimestamp) return {};
     if (!specFinalizers(ns).includes(NAMESPACE_FINALIZER)) {
       // Our part is done (perhaps by a run that stopped before the delete); finish when nobody else holds it.
       if (specFinalizers(ns).length === 0) await this.deleteNamespace(ns);
-      return;
+      return {};
     }
 
     const sweep = await this.deleteContent(req.name, ctx.signal);
@@ -127,9 +127,10 @@ export class NamespaceReconciler implements Reconciler {
       const spec = { ...(current['spec'] as object), finalizers: left };
       return this.store.update(NAMESPACES, { ...current, spec });
     });
-    if (!finalized) return;
+    if (!finalized) return {};
     ctx.logger.info('namespace content removed; finalized');
     if (specFinalizers(finalized).length === 0) await this.deleteNamespace(finalized);
+    return {};
   }
 
   /** Deletes every object in the namespace that is not already being deleted, and counts what is left. */

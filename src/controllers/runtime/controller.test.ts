@@ -9,7 +9,7 @@ import { InformerSet } from './informer.js';
 import type { Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { setControllerReference } from './owners.js';
-import { TerminalError, type ReconcileContext, type ReconcileRequest, type ReconcileResult } from './reconcile.js';
+import { TerminalError, type Reconciler } from './reconcile.js';
 
 const CM = 'configmaps';
 const SECRETS = 'secrets';
@@ -18,7 +18,7 @@ function cm(namespace: string, name: string, data: Record<string, string> = {}):
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace, name }, data };
 }
 
-type Handler = (ctx: ReconcileContext, req: ReconcileRequest) => Promise<ReconcileResult | void>;
+type Handler = Reconciler['reconcile'];
 
 /** Runs a controller over fresh informers until the returned stop() is called. */
 function runController(store: Store, controller: Controller): { stop: () => Promise<void>; informers: InformerSet } {

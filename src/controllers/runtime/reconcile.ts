@@ -33,6 +33,8 @@ export interface ReconcileContext {
 }
 
 export interface Reconciler {
+  // void: a reconcile that is simply done may end without a return statement.
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type
   reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult | void>;
 }
 

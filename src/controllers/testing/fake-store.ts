@@ -34,8 +34,7 @@ function key(namespace: string, name: string): string {
 }
 
 function withoutMeta(obj: KubeObject): string {
-  const { metadata: _m, status: _s, ...rest } = obj;
-  return JSON.stringify(rest);
+  return JSON.stringify(Object.entries(obj).filter(([k]) => k !== 'metadata' && k !== 'status'));
 }
 
 function seconds(d: Date): string {

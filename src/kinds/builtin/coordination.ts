@@ -23,5 +23,4 @@ export const Lease: KindDefinition = {
       }),
     ),
   }),
-  printerColumns: [{ name: 'Holder', type: 'string', jsonPath: '.spec.holderIdentity' }],
 };

@@ -17,9 +17,6 @@ const ObjectReference = closed({
 
 const LocalObjectReference = closed({ name: Type.Optional(Type.String()) });
 
-const countKeys = (...fields: string[]) => (obj: KubeObject) =>
-  fields.reduce((n, f) => n + Object.keys((obj[f] as Record<string, unknown> | undefined) ?? {}).length, 0);
-
 export const Namespace: KindDefinition = {
   group: '',
   version: 'v1',
@@ -39,7 +36,6 @@ export const Namespace: KindDefinition = {
       }),
     ),
   }),
-  printerColumns: [{ name: 'Status', type: 'string', jsonPath: '.status.phase', description: 'The phase of the namespace' }],
   selectableFields: { 'status.phase': (o) => (o.status as { phase?: string } | undefined)?.phase },
   defaults(obj) {
     const spec = (obj.spec ??= {}) as { finalizers?: string[] };
@@ -62,7 +58,6 @@ export const ConfigMap: KindDefinition = {
     binaryData: Type.Optional(Type.Record(Type.String(), Type.String({ contentEncoding: 'base64' }))),
     immutable: Type.Optional(Type.Boolean()),
   }),
-  printerColumns: [{ name: 'Data', type: 'integer', jsonPath: '.data', value: countKeys('data', 'binaryData') }],
   validate(obj, old) {
     if (old && old.immutable === true && JSON.stringify([old.data, old.binaryData]) !== JSON.stringify([obj.data, obj.binaryData]))
       return [{ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'data' }];
@@ -86,10 +81,6 @@ export const Secret: KindDefinition = {
     type: Type.Optional(Type.String()),
     immutable: Type.Optional(Type.Boolean()),
   }),
-  printerColumns: [
-    { name: 'Type', type: 'string', jsonPath: '.type' },
-    { name: 'Data', type: 'integer', jsonPath: '.data', value: countKeys('data') },
-  ],
   selectableFields: { type: (o) => o.type as string | undefined },
   defaults(obj) {
     obj.type ??= 'Opaque';
@@ -121,7 +112,6 @@ export const ServiceAccount: KindDefinition = {
     imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference)),
     automountServiceAccountToken: Type.Optional(Type.Boolean()),
   }),
-  printerColumns: [{ name: 'Secrets', type: 'integer', jsonPath: '.secrets', value: (o) => ((o.secrets as unknown[] | undefined) ?? []).length }],
   extraSubresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
 };
 
@@ -149,21 +139,6 @@ export const Event: KindDefinition = {
     reportingComponent: Type.Optional(Type.String()),
     reportingInstance: Type.Optional(Type.String()),
   }),
-  printerColumns: [
-    { name: 'Last Seen', type: 'date', jsonPath: '.lastTimestamp' },
-    { name: 'Type', type: 'string', jsonPath: '.type' },
-    { name: 'Reason', type: 'string', jsonPath: '.reason' },
-    {
-      name: 'Object',
-      type: 'string',
-      jsonPath: '.involvedObject.name',
-      value: (o) => {
-        const ref = (o.involvedObject ?? {}) as { kind?: string; name?: string };
-        return `${(ref.kind ?? '').toLowerCase()}/${ref.name ?? ''}`;
-      },
-    },
-    { name: 'Message', type: 'string', jsonPath: '.message' },
-  ],
   selectableFields: eventFields(),
 };
 

@@ -68,20 +68,6 @@ function validateBinding(obj: KubeObject, old: KubeObject | undefined, namespace
   return causes;
 }
 
-const bindingColumns = [
-  { name: 'Role', type: 'string' as const, jsonPath: '.roleRef.name', value: (o: KubeObject) => `${(o.roleRef as { kind: string }).kind}/${(o.roleRef as { name: string }).name}` },
-  ...(['User', 'Group', 'ServiceAccount'] as const).map((kind) => ({
-    name: kind === 'ServiceAccount' ? 'ServiceAccounts' : `${kind}s`,
-    type: 'string' as const,
-    jsonPath: '.subjects',
-    priority: 1,
-    value: (o: KubeObject) =>
-      ((o.subjects as { kind: string; name: string; namespace?: string }[] | undefined) ?? [])
-        .filter((s) => s.kind === kind)
-        .map((s) => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name}` : s.name))
-        .join(', '),
-  })),
-];
 
 export const Role: KindDefinition = {
   group: GROUP,
@@ -92,7 +78,6 @@ export const Role: KindDefinition = {
   namespaced: true,
   nameRule: 'path-segment',
   schema: kindSchema('Role', `${GROUP}/v1`, { rules: Type.Optional(Type.Array(PolicyRule)) }),
-  printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
   validate: (obj) => validateRules(obj),
 };
 
@@ -108,7 +93,6 @@ export const ClusterRole: KindDefinition = {
     rules: Type.Optional(Type.Array(PolicyRule)),
     aggregationRule: Type.Optional(closed({ clusterRoleSelectors: Type.Optional(Type.Array(LabelSelector)) })),
   }),
-  printerColumns: [{ name: 'Created At', type: 'date', jsonPath: '.metadata.creationTimestamp' }],
   validate: (obj) => validateRules(obj),
 };
 
@@ -121,7 +105,6 @@ export const RoleBinding: KindDefinition = {
   namespaced: true,
   nameRule: 'path-segment',
   schema: kindSchema('RoleBinding', `${GROUP}/v1`, { subjects: Type.Optional(Type.Array(Subject)), roleRef: RoleRef }),
-  printerColumns: bindingColumns,
   validate: (obj, old) => validateBinding(obj, old, true),
 };
 
@@ -134,6 +117,5 @@ export const ClusterRoleBinding: KindDefinition = {
   namespaced: false,
   nameRule: 'path-segment',
   schema: kindSchema('ClusterRoleBinding', `${GROUP}/v1`, { subjects: Type.Optional(Type.Array(Subject)), roleRef: RoleRef }),
-  printerColumns: bindingColumns,
   validate: (obj, old) => validateBinding(obj, old, false),
 };
