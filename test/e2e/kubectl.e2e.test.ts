@@ -105,6 +105,14 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           assert.match(table, /^NAME\s+DATA\s+AGE$/m);
         });
 
+        test('server-side dry run validates and stores nothing', async () => {
+          const manifest = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry","namespace":"${ns}"},"data":{"a":"b"}}`;
+          assert.match(await ok(['apply', '--dry-run=server', '-f', '-'], manifest), /configmap\/dry created \(server dry run\)/);
+          assert.match((await k(['-n', ns, 'get', 'configmap', 'dry'])).stderr, /not found/);
+          await ok(['-n', ns, 'label', 'configmap', 'app', 'tier=web', '--dry-run=server']);
+          assert.equal(await ok(['-n', ns, 'get', 'configmap', 'app', '-o', 'jsonpath={.metadata.labels.tier}']), '');
+        });
+
         test('get -w sees an update made by another client', async () => {
           const watcher = spawn(toolPath(gen, 'kubectl'), ['-n', ns, 'get', 'cm', 'app', '-w', '-o', 'jsonpath={.data.key}{"\\n"}'], {
             env: { ...process.env, KUBECONFIG: hub.kubeconfig, HOME: mkdtempSync(join(tmpdir(), 'kc-')) },

@@ -4,7 +4,12 @@ import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { conditionsOf, setCondition, type ConditionUpdate } from '../runtime/conditions.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
-import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from '../runtime/reconcile.js';
+import type {
+  ReconcileContext,
+  ReconcileRequest,
+  ReconcileResult,
+  Reconciler,
+} from '../runtime/reconcile.js';
 import { retryOnConflict } from '../runtime/retry.js';
 
 /** The spec finalizer the API server puts on every Namespace: this controller's to remove. */
@@ -70,7 +75,12 @@ function deletionConditions(sweep: ContentSweep): ConditionUpdate[] {
           reason: 'SomeResourcesRemain',
           message: `Some resources are remaining: ${remaining}`,
         }
-      : { type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved', message: 'All content successfully removed' },
+      : {
+          type: 'NamespaceContentRemaining',
+          status: 'False',
+          reason: 'ContentRemoved',
+          message: 'All content successfully removed',
+        },
     finalizers
       ? {
           type: 'NamespaceFinalizersRemaining',
@@ -146,18 +156,26 @@ export class NamespaceReconciler implements Reconciler {
         continue;
       }
       for (let obj of items) {
+        if (signal.aborted) throw new Error('stopped');
         const name = obj.metadata.name ?? '';
         if (!obj.metadata.deletionTimestamp) {
           try {
             const preconditions = obj.metadata.uid ? { uid: obj.metadata.uid } : undefined;
-            const result = await this.store.delete(resource, namespace, name, preconditions ? { preconditions } : {});
+            const result = await this.store.delete(
+              resource,
+              namespace,
+              name,
+              preconditions ? { preconditions } : {},
+            );
             if (result.deleted) continue;
             obj = result.object;
           } catch (e) {
             if (isCode(e, 404)) continue;
             // 409: the name now holds a newer object; the next sweep deletes that one.
             if (!isCode(e, 409)) {
-              sweep.failures.push(`deleting ${resource} ${name}: ${e instanceof Error ? e.message : String(e)}`);
+              sweep.failures.push(
+                `deleting ${resource} ${name}: ${e instanceof Error ? e.message : String(e)}`,
+              );
             }
           }
         }

@@ -1,6 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { conditionsOf, findCondition, isFalse, isTrue, removeCondition, setCondition, type Condition } from './conditions.js';
+import {
+  conditionsOf,
+  findCondition,
+  isFalse,
+  isTrue,
+  removeCondition,
+  setCondition,
+  type Condition,
+} from './conditions.js';
 
 const t1 = new Date('2025-01-01T10:00:00.123Z');
 const t2 = new Date('2025-01-01T11:00:00Z');
@@ -9,16 +17,37 @@ const t3 = new Date('2025-01-01T12:00:00Z');
 describe('setCondition', () => {
   it('adds a new condition stamped with now', () => {
     const conditions: Condition[] = [];
-    assert.equal(setCondition(conditions, { type: 'Ready', status: 'False', reason: 'Pending', observedGeneration: 1 }, t1), true);
+    assert.equal(
+      setCondition(
+        conditions,
+        { type: 'Ready', status: 'False', reason: 'Pending', observedGeneration: 1 },
+        t1,
+      ),
+      true,
+    );
     assert.deepEqual(conditions, [
-      { type: 'Ready', status: 'False', reason: 'Pending', message: '', observedGeneration: 1, lastTransitionTime: '2025-01-01T10:00:00Z' },
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Pending',
+        message: '',
+        observedGeneration: 1,
+        lastTransitionTime: '2025-01-01T10:00:00Z',
+      },
     ]);
   });
 
   it('keeps lastTransitionTime when only reason, message or generation change', () => {
     const conditions: Condition[] = [];
     setCondition(conditions, { type: 'Ready', status: 'False', reason: 'Pending', message: 'a' }, t1);
-    assert.equal(setCondition(conditions, { type: 'Ready', status: 'False', reason: 'Waiting', message: 'b', observedGeneration: 2 }, t2), true);
+    assert.equal(
+      setCondition(
+        conditions,
+        { type: 'Ready', status: 'False', reason: 'Waiting', message: 'b', observedGeneration: 2 },
+        t2,
+      ),
+      true,
+    );
     assert.equal(findCondition(conditions, 'Ready')?.lastTransitionTime, '2025-01-01T10:00:00Z');
     assert.equal(findCondition(conditions, 'Ready')?.reason, 'Waiting');
     assert.equal(findCondition(conditions, 'Ready')?.observedGeneration, 2);
@@ -37,7 +66,10 @@ describe('setCondition', () => {
     const conditions: Condition[] = [];
     setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Deployed', message: 'ok' }, t1);
     const before = structuredClone(conditions);
-    assert.equal(setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Deployed', message: 'ok' }, t3), false);
+    assert.equal(
+      setCondition(conditions, { type: 'Ready', status: 'True', reason: 'Deployed', message: 'ok' }, t3),
+      false,
+    );
     assert.deepEqual(conditions, before);
   });
 
@@ -49,7 +81,10 @@ describe('setCondition', () => {
     assert.equal(findCondition(conditions, 'B')?.status, 'Unknown');
     assert.equal(removeCondition(conditions, 'A'), true);
     assert.equal(removeCondition(conditions, 'A'), false);
-    assert.deepEqual(conditions.map((c) => c.type), ['B']);
+    assert.deepEqual(
+      conditions.map((c) => c.type),
+      ['B'],
+    );
     assert.equal(isTrue(undefined, 'A'), false);
   });
 

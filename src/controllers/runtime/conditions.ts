@@ -34,7 +34,11 @@ export function formatTime(d: Date): string {
  * gets the new status, reason, message and observedGeneration, and a new `lastTransitionTime` only
  * when its status changed. Returns whether anything changed (so callers skip no-op status writes).
  */
-export function setCondition(conditions: Condition[], update: ConditionUpdate, now: Date = new Date()): boolean {
+export function setCondition(
+  conditions: Condition[],
+  update: ConditionUpdate,
+  now: Date = new Date(),
+): boolean {
   const message = update.message ?? '';
   const existing = conditions.find((c) => c.type === update.type);
   if (!existing) {
@@ -78,7 +82,10 @@ export function removeCondition(conditions: Condition[], type: string): boolean 
   return true;
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 

@@ -21,7 +21,10 @@ function cm(namespace: string, name: string, data: Record<string, string> = {}):
 type Handler = Reconciler['reconcile'];
 
 /** Runs a controller over fresh informers until the returned stop() is called. */
-function runController(store: Store, controller: Controller): { stop: () => Promise<void>; informers: InformerSet } {
+function runController(
+  store: Store,
+  controller: Controller,
+): { stop: () => Promise<void>; informers: InformerSet } {
   const abort = new AbortController();
   const informers = new InformerSet(store);
   const done = controller.run(informers, abort.signal);
@@ -48,7 +51,10 @@ describe('Controller', () => {
   });
   const fresh = (): string => (namespace = `ctl-${++ns}`);
 
-  function make(handler: Handler, extra: Partial<ConstructorParameters<typeof Controller>[0]> = {}): {
+  function make(
+    handler: Handler,
+    extra: Partial<ConstructorParameters<typeof Controller>[0]> = {},
+  ): {
     controller: Controller;
     metrics: MetricsRegistry;
   } {
@@ -103,7 +109,11 @@ describe('Controller', () => {
     assert.ok(gaps[0]! >= 8 && gaps[1]! >= 18 && gaps[2]! >= 38, `gaps ${gaps.join(',')} ms double from 10`);
     await sleep(100);
     assert.equal(times.length, 4, 'success ends retries');
-    const total = metrics.counter({ name: 'fleethub_reconcile_total', help: '', labelNames: ['controller', 'result'] });
+    const total = metrics.counter({
+      name: 'fleethub_reconcile_total',
+      help: '',
+      labelNames: ['controller', 'result'],
+    });
     assert.equal(total.get({ controller: controller.name, result: 'error' }), 3);
     assert.equal(total.get({ controller: controller.name, result: 'success' }), 1);
     assert.match(metrics.render(), /fleethub_reconcile_duration_seconds_count\{controller="test-\d+"\} 4/);
@@ -204,7 +214,9 @@ describe('Controller', () => {
     let sawAbort = false;
     let finished = 0;
     const { controller } = make(async (ctx) => {
-      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      await new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
       sawAbort = true;
       await sleep(20);
       finished++;
@@ -226,11 +238,17 @@ describe('Controller', () => {
   it('logs through a pino logger with controller, request and reconcileId bound', async () => {
     fresh();
     const lines: Record<string, unknown>[] = [];
-    const logger: Logger = pino({ level: 'debug' }, { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) });
-    const { controller } = make(async (ctx) => {
-      ctx.logger.info('hello');
-      throw new Error('boom');
-    }, { logger });
+    const logger: Logger = pino(
+      { level: 'debug' },
+      { write: (s: string) => lines.push(JSON.parse(s) as Record<string, unknown>) },
+    );
+    const { controller } = make(
+      async (ctx) => {
+        ctx.logger.info('hello');
+        throw new Error('boom');
+      },
+      { logger },
+    );
     controller.for(CM);
     await store.create(CM, cm(namespace, 'logged'));
     const run = runController(store, controller);

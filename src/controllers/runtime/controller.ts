@@ -24,7 +24,7 @@ export type MapFunc = (obj: KubeObject) => ReconcileRequest[];
 /** Whether an event is worth a reconcile; `old` is set for updates. */
 export type EventPredicate = (obj: KubeObject, old?: KubeObject) => boolean;
 
-export interface WatchOptions {
+export interface ControllerWatchOptions {
   predicate?: EventPredicate;
 }
 
@@ -152,17 +152,17 @@ export class Controller {
   }
 
   /** Reconcile objects of this resource by their own key. */
-  for(resource: string, options: WatchOptions = {}): this {
+  for(resource: string, options: ControllerWatchOptions = {}): this {
     return this.watches(resource, ownRequest, options);
   }
 
   /** Reconcile the controller owner (of kind `owner`) of objects of this resource. */
-  owns(resource: string, owner: OwnerKind, options: WatchOptions = {}): this {
+  owns(resource: string, owner: OwnerKind, options: ControllerWatchOptions = {}): this {
     return this.watches(resource, (obj) => ownerRequests(obj, owner), options);
   }
 
   /** Reconcile whatever `map` returns for changed objects of this resource (old and new state on update). */
-  watches(resource: string, map: MapFunc, options: WatchOptions = {}): this {
+  watches(resource: string, map: MapFunc, options: ControllerWatchOptions = {}): this {
     this.specs.push({ resource, map, predicate: options.predicate });
     return this;
   }
@@ -222,7 +222,8 @@ export class Controller {
     const enqueue = (objs: KubeObject[]): void => {
       for (const obj of objs) for (const req of spec.map(obj)) queue.add(requestKey(req));
     };
-    const passes = (obj: KubeObject, old?: KubeObject): boolean => !spec.predicate || spec.predicate(obj, old);
+    const passes = (obj: KubeObject, old?: KubeObject): boolean =>
+      !spec.predicate || spec.predicate(obj, old);
     return informers.informer(spec.resource).addEventHandler({
       onAdd: (obj) => {
         if (passes(obj)) enqueue([obj]);
@@ -249,11 +250,18 @@ export class Controller {
     }
   }
 
-  private async reconcileKey(queue: WorkQueue, key: string, cache: InformerSet, stopSignal: AbortSignal): Promise<void> {
+  private async reconcileKey(
+    queue: WorkQueue,
+    key: string,
+    cache: InformerSet,
+    stopSignal: AbortSignal,
+  ): Promise<void> {
     const req = parseRequestKey(key);
     const reconcileId = randomUUID();
     const logger = this.logger.child({ namespace: req.namespace, name: req.name, reconcileId });
-    const signal = this.timeoutMs ? AbortSignal.any([stopSignal, AbortSignal.timeout(this.timeoutMs)]) : stopSignal;
+    const signal = this.timeoutMs
+      ? AbortSignal.any([stopSignal, AbortSignal.timeout(this.timeoutMs)])
+      : stopSignal;
     const ctx: ReconcileContext = { signal, logger, controller: this.name, reconcileId, cache };
     const labels = { controller: this.name };
     const started = performance.now();

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../store/types.js';
 import { errors } from '../../util/errors.js';
 import { addFinalizer, hasFinalizer, removeFinalizer } from './finalizers.js';
-import { AlreadyOwnedError, controllerReferenceOf, ownedBy, ownerRequests, removeOwnerReference, setControllerReference, setOwnerReference } from './owners.js';
+import {
+  AlreadyOwnedError,
+  controllerReferenceOf,
+  ownedBy,
+  ownerRequests,
+  removeOwnerReference,
+  setControllerReference,
+  setOwnerReference,
+} from './owners.js';
 import { isTerminalError, parseRequestKey, requestKey } from './reconcile.js';
 import { retryOnConflict } from './retry.js';
 
@@ -33,9 +41,17 @@ describe('owner references', () => {
     assert.equal(setControllerReference(a, child), true);
     assert.equal(setControllerReference(a, child), false);
     assert.deepEqual(controllerReferenceOf(child), {
-      apiVersion: 'apps/v1', kind: 'Deployment', name: 'a', uid: 'Deployment-a-uid', controller: true, blockOwnerDeletion: true,
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'a',
+      uid: 'Deployment-a-uid',
+      controller: true,
+      blockOwnerDeletion: true,
     });
-    assert.throws(() => setControllerReference(b, child), (e: unknown) => e instanceof AlreadyOwnedError && isTerminalError(e));
+    assert.throws(
+      () => setControllerReference(b, child),
+      (e: unknown) => e instanceof AlreadyOwnedError && isTerminalError(e),
+    );
     assert.equal(setOwnerReference(b, child), true);
     assert.equal(child.metadata.ownerReferences?.length, 2);
     assert.ok(ownedBy(child, a) && ownedBy(child, b));
@@ -44,8 +60,14 @@ describe('owner references', () => {
   });
 
   it('refuses owners across namespaces and namespaced owners of cluster-scoped objects', () => {
-    assert.throws(() => setControllerReference(obj('Deployment', 'a', 'ns1'), obj('ConfigMap', 'c', 'ns2')), /cross-namespace/);
-    assert.throws(() => setOwnerReference(obj('Deployment', 'a', 'ns1'), obj('Namespace', 'n')), /cluster-scoped/);
+    assert.throws(
+      () => setControllerReference(obj('Deployment', 'a', 'ns1'), obj('ConfigMap', 'c', 'ns2')),
+      /cross-namespace/,
+    );
+    assert.throws(
+      () => setOwnerReference(obj('Deployment', 'a', 'ns1'), obj('Namespace', 'n')),
+      /cluster-scoped/,
+    );
     assert.equal(setControllerReference(obj('Namespace', 'n'), obj('ConfigMap', 'c', 'ns2')), true);
   });
 
@@ -54,9 +76,14 @@ describe('owner references', () => {
     setOwnerReference(obj('Deployment', 'plain', 'ns'), child);
     assert.deepEqual(ownerRequests(child, { group: 'apps', kind: 'Deployment', namespaced: true }), []);
     setControllerReference(obj('Deployment', 'boss', 'ns'), child);
-    assert.deepEqual(ownerRequests(child, { group: 'apps', kind: 'Deployment', namespaced: true }), [{ namespace: 'ns', name: 'boss' }]);
+    assert.deepEqual(ownerRequests(child, { group: 'apps', kind: 'Deployment', namespaced: true }), [
+      { namespace: 'ns', name: 'boss' },
+    ]);
     assert.deepEqual(ownerRequests(child, { group: '', kind: 'Deployment', namespaced: true }), []);
-    assert.deepEqual(ownerRequests(child, { group: 'apps', kind: 'Deployment', namespaced: true }, false).length, 2);
+    assert.deepEqual(
+      ownerRequests(child, { group: 'apps', kind: 'Deployment', namespaced: true }, false).length,
+      2,
+    );
   });
 });
 
@@ -72,11 +99,14 @@ describe('request keys', () => {
 describe('retryOnConflict', () => {
   it('retries on 409 Conflict until the write goes through', async () => {
     let calls = 0;
-    const result = await retryOnConflict(async () => {
-      calls++;
-      if (calls < 3) throw errors.conflict('configmaps', '', 'c');
-      return 'written';
-    }, { delayMs: 1 });
+    const result = await retryOnConflict(
+      async () => {
+        calls++;
+        if (calls < 3) throw errors.conflict('configmaps', '', 'c');
+        return 'written';
+      },
+      { delayMs: 1 },
+    );
     assert.equal(result, 'written');
     assert.equal(calls, 3);
   });
@@ -84,19 +114,25 @@ describe('retryOnConflict', () => {
   it('gives up after the last step and passes other errors straight through', async () => {
     let calls = 0;
     await assert.rejects(
-      retryOnConflict(async () => {
-        calls++;
-        throw errors.conflict('configmaps', '', 'c');
-      }, { steps: 4, delayMs: 1 }),
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw errors.conflict('configmaps', '', 'c');
+        },
+        { steps: 4, delayMs: 1 },
+      ),
       { code: 409 },
     );
     assert.equal(calls, 4);
     calls = 0;
     await assert.rejects(
-      retryOnConflict(async () => {
-        calls++;
-        throw errors.alreadyExists('configmaps', '', 'c'); // 409 but not a Conflict
-      }, { delayMs: 1 }),
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw errors.alreadyExists('configmaps', '', 'c'); // 409 but not a Conflict
+        },
+        { delayMs: 1 },
+      ),
       { reason: 'AlreadyExists' },
     );
     assert.equal(calls, 1);

@@ -19,7 +19,8 @@ function recorder(): { events: string[]; handlers: Parameters<Informer['addEvent
     events,
     handlers: {
       onAdd: (o) => events.push(`add ${id(o)}`),
-      onUpdate: (old, o) => events.push(`update ${id(o)} ${JSON.stringify(old['data'])}->${JSON.stringify(o['data'])}`),
+      onUpdate: (old, o) =>
+        events.push(`update ${id(o)} ${JSON.stringify(old['data'])}->${JSON.stringify(o['data'])}`),
       onDelete: (o) => events.push(`delete ${id(o)}`),
     },
   };
@@ -27,8 +28,12 @@ function recorder(): { events: string[]; handlers: Parameters<Informer['addEvent
 
 async function sameAsStore(store: Store, informer: Informer, namespace?: string): Promise<boolean> {
   const listed = await store.list(CM, namespace === undefined ? {} : { namespace });
-  const want = listed.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
-  const have = informer.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
+  const want = listed.items.map(
+    (o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`,
+  );
+  const have = informer
+    .list()
+    .map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`);
   return JSON.stringify(want) === JSON.stringify(have);
 }
 
@@ -63,10 +68,14 @@ describe('Informer', () => {
     assert.deepEqual(rec.events, ['update a/one {"v":"1"}->{"v":"2"}', 'add a/three', 'delete b/two']);
     assert.deepEqual(informer.get('a', 'one')?.['data'], { v: '2' });
     assert.equal(informer.get('b', 'two'), undefined);
-    assert.deepEqual(informer.list('a').map((o) => o.metadata.name), ['one', 'three']);
+    assert.deepEqual(
+      informer.list('a').map((o) => o.metadata.name),
+      ['one', 'three'],
+    );
     assert.deepEqual(informer.list('b'), []);
     informer.stop();
-    for (const o of (await store.list(CM)).items) await store.delete(CM, o.metadata.namespace!, o.metadata.name!);
+    for (const o of (await store.list(CM)).items)
+      await store.delete(CM, o.metadata.namespace!, o.metadata.name!);
   });
 
   it('misses nothing written while it lists and starts watching', async () => {
@@ -108,7 +117,11 @@ describe('Informer', () => {
     faulty.heal();
 
     await waitFor(() => rec.events.length >= 3, 'relist diff');
-    assert.deepEqual(rec.events.sort(), ['add gap/added', 'delete gap/removed', 'update gap/changed {"v":"1"}->{"v":"2"}']);
+    assert.deepEqual(rec.events.sort(), [
+      'add gap/added',
+      'delete gap/removed',
+      'update gap/changed {"v":"1"}->{"v":"2"}',
+    ]);
     assert.ok((faulty.callsBy['list'] ?? 0) > listsBefore, '410 makes it list again');
     assert.ok(await sameAsStore(store, informer, 'gap'));
     // Still watching after the relist.
@@ -151,8 +164,14 @@ describe('Informer', () => {
   });
 
   it('indexes objects and replays the cache to late handlers', async () => {
-    await store.create(CM, { ...cm('idx', 'x'), metadata: { namespace: 'idx', name: 'x', labels: { team: 'red' } } });
-    await store.create(CM, { ...cm('idx', 'y'), metadata: { namespace: 'idx', name: 'y', labels: { team: 'blue' } } });
+    await store.create(CM, {
+      ...cm('idx', 'x'),
+      metadata: { namespace: 'idx', name: 'x', labels: { team: 'red' } },
+    });
+    await store.create(CM, {
+      ...cm('idx', 'y'),
+      metadata: { namespace: 'idx', name: 'y', labels: { team: 'blue' } },
+    });
     const informer = new Informer({
       store,
       resource: CM,
@@ -161,7 +180,10 @@ describe('Informer', () => {
     });
     informer.start();
     await informer.waitForSync();
-    assert.deepEqual(informer.byIndex('team', 'red').map((o) => o.metadata.name), ['x']);
+    assert.deepEqual(
+      informer.byIndex('team', 'red').map((o) => o.metadata.name),
+      ['x'],
+    );
     const rec = recorder();
     informer.addEventHandler(rec.handlers);
     assert.deepEqual(rec.events.sort(), ['add idx/x', 'add idx/y']);

@@ -149,7 +149,8 @@ export class Informer {
 
   /** Every cached object, or those of one namespace; sorted by namespace then name like the store. */
   list(namespace?: string): KubeObject[] {
-    const objs = namespace === undefined ? [...this.items.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
+    const objs =
+      namespace === undefined ? [...this.items.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
     return objs.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
   }
 
@@ -166,7 +167,10 @@ export class Informer {
     this.watcher = undefined;
     let listed: ListResult;
     try {
-      listed = await this.store.list(this.resource, this.namespace === undefined ? {} : { namespace: this.namespace });
+      listed = await this.store.list(
+        this.resource,
+        this.namespace === undefined ? {} : { namespace: this.namespace },
+      );
     } catch (e) {
       if (epoch !== this.epoch) return;
       this.logger.warn({ err: e }, 'list failed');
@@ -308,7 +312,12 @@ export class Informer {
   }
 
   /** A throwing handler is logged and must not stop the others or the informer. */
-  private call(handlers: InformerHandlers, kind: keyof InformerHandlers, a: KubeObject, b?: KubeObject): void {
+  private call(
+    handlers: InformerHandlers,
+    kind: keyof InformerHandlers,
+    a: KubeObject,
+    b?: KubeObject,
+  ): void {
     try {
       if (kind === 'onUpdate') handlers.onUpdate?.(a, b!);
       else handlers[kind]?.(a);

@@ -34,11 +34,15 @@ export interface LeaderElectionOptions {
   renewDeadlineMs?: number;
   /** Pause between renewals, and between attempts of a candidate. Default 2000. */
   retryPeriodMs?: number;
-  /** Runs when this replica becomes leader; `signal` aborts when it stops being leader. */
+  /**
+   * Runs when this replica becomes leader; `signal` aborts when it stops being leader. Not awaited
+   * while leading; a returned promise should settle once the guarded work has stopped.
+   */
   onStartedLeading(signal: AbortSignal): void | Promise<void>;
   /**
-   * Runs when leadership ends (lost or stopping), after `signal` aborted. On a clean stop the lease is
-   * released only after it settles, so guarded work should be finished when it resolves.
+   * Runs when leadership ends (lost or stopping), after `signal` aborted and the promise returned by
+   * onStartedLeading settled (or the renew deadline passed). On a clean stop the lease is released
+   * only after this settles.
    */
   onStoppedLeading(): void | Promise<void>;
   /** Runs when the observed holder changes (including to this replica). */
@@ -103,11 +107,15 @@ export class LeaderElector {
     this.renewDeadlineMs = options.renewDeadlineMs ?? 7_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
     this.releaseOnStop = options.releaseOnStop ?? true;
-    this.logger = (options.logger ?? noopLogger).child({ lease: `${options.namespace}/${options.name}`, identity: options.identity });
+    this.logger = (options.logger ?? noopLogger).child({
+      lease: `${options.namespace}/${options.name}`,
+      identity: options.identity,
+    });
     if (!Number.isInteger(this.leaseSeconds) || this.leaseSeconds < 1) {
       throw new Error('leaseDurationSeconds must be a whole number of seconds >= 1');
     }
-    if (!(this.renewDeadlineMs < this.leaseSeconds * 1000)) throw new Error('renewDeadlineMs must be below the lease duration');
+    if (!(this.renewDeadlineMs < this.leaseSeconds * 1000))
+      throw new Error('renewDeadlineMs must be below the lease duration');
     if (!(this.retryPeriodMs > 0 && this.retryPeriodMs < this.renewDeadlineMs)) {
       throw new Error('retryPeriodMs must be positive and below renewDeadlineMs');
     }
@@ -171,14 +179,20 @@ export class LeaderElector {
     const armDeadline = (from: number): void => {
       clearTimeout(deadline);
       // A timer, not a check after each round: a hung store call must not keep us leading.
-      deadline = setTimeout(() => {
-        lost = true;
-        this.leading = false;
-        term.abort();
-        this.logger.warn({ renewDeadlineMs: this.renewDeadlineMs }, 'could not renew the lease in time; stopping leading');
-        signalLost();
-        this.wakeSleeper?.();
-      }, Math.max(0, from + this.renewDeadlineMs - Date.now()));
+      deadline = setTimeout(
+        () => {
+          lost = true;
+          this.leading = false;
+          term.abort();
+          this.logger.warn(
+            { renewDeadlineMs: this.renewDeadlineMs },
+            'could not renew the lease in time; stopping leading',
+          );
+          signalLost();
+          this.wakeSleeper?.();
+        },
+        Math.max(0, from + this.renewDeadlineMs - Date.now()),
+      );
     };
     armDeadline(renewedAt);
     // Not awaited: a callback that runs until the term ends must not block renewals.
@@ -194,14 +208,24 @@ export class LeaderElector {
       if (renewed) {
         armDeadline(attemptAt);
       } else if (this.observedHolder !== this.identity) {
-        this.logger.warn({ holder: this.observedHolder }, 'the lease was taken or released by someone else; stopping leading');
+        this.logger.warn(
+          { holder: this.observedHolder },
+          'the lease was taken or released by someone else; stopping leading',
+        );
         lost = true;
       }
     }
     clearTimeout(deadline);
     this.leading = false;
     term.abort();
-    await started;
+    // Guarded work gets the renew deadline to wind down; a call hung on a dead store must not keep
+    // this replica from campaigning again or from shutting down.
+    const settled = await this.bounded(
+      started.then(() => true),
+      false,
+    );
+    if (!settled)
+      this.logger.warn('work started as leader is still running after the renew deadline; going on');
     try {
       await this.options.onStoppedLeading();
     } catch (e) {
@@ -235,13 +259,16 @@ export class LeaderElector {
     try {
       const lease = await this.store.get(LEASE_RESOURCE, this.namespace, this.name);
       if (!lease) {
-        await this.store.create(LEASE_RESOURCE, this.leaseObject({
-          holderIdentity: this.identity,
-          leaseDurationSeconds: this.leaseSeconds,
-          acquireTime: microTime(now),
-          renewTime: microTime(now),
-          leaseTransitions: 0,
-        }));
+        await this.store.create(
+          LEASE_RESOURCE,
+          this.leaseObject({
+            holderIdentity: this.identity,
+            leaseDurationSeconds: this.leaseSeconds,
+            acquireTime: microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: 0,
+          }),
+        );
         this.observe(this.identity);
         return true;
       }
@@ -264,7 +291,8 @@ export class LeaderElector {
             };
       // metadata.resourceVersion from the read is the precondition: a concurrent writer makes this 409.
       await this.store.update(LEASE_RESOURCE, { ...lease, spec: next });
-      if (holder !== this.identity) this.logger.info({ previous: holder || undefined }, 'took over the lease');
+      if (holder !== this.identity)
+        this.logger.info({ previous: holder || undefined }, 'took over the lease');
       this.observe(this.identity);
       return true;
     } catch (e) {

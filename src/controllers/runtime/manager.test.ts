@@ -22,7 +22,13 @@ describe('ControllerManager', () => {
   });
 
   /** A manager whose one controller records `<replica>:<name>` for every configmap in `namespace`. */
-  function replica(id: string, replicaStore: Store, namespace: string, seen: string[], lease: string | false): ControllerManager {
+  function replica(
+    id: string,
+    replicaStore: Store,
+    namespace: string,
+    seen: string[],
+    lease: string | false,
+  ): ControllerManager {
     const controller = new Controller({
       name: 'recorder',
       reconciler: {
@@ -33,14 +39,17 @@ describe('ControllerManager', () => {
     }).for(CM);
     const manager = new ControllerManager({
       store: replicaStore,
-      leaderElection: lease === false ? false : {
-        namespace: 'fleethub-system',
-        name: lease,
-        identity: id,
-        leaseDurationSeconds: 1,
-        renewDeadlineMs: 600,
-        retryPeriodMs: 100,
-      },
+      leaderElection:
+        lease === false
+          ? false
+          : {
+              namespace: 'fleethub-system',
+              name: lease,
+              identity: id,
+              leaseDurationSeconds: 1,
+              renewDeadlineMs: 600,
+              retryPeriodMs: 100,
+            },
     }).add(controller);
     managers.push(manager);
     return manager;
@@ -58,7 +67,10 @@ describe('ControllerManager', () => {
     await waitFor(() => seen.includes('a:one'), 'a reconciles one');
     await sleep(300);
     assert.equal(b.isRunning(), false);
-    assert.deepEqual(seen.filter((s) => s.startsWith('b:')), []);
+    assert.deepEqual(
+      seen.filter((s) => s.startsWith('b:')),
+      [],
+    );
 
     storeA.cut('hang');
     await waitFor(() => b.isRunning(), 'b runs controllers', 3000);
@@ -70,7 +82,10 @@ describe('ControllerManager', () => {
     assert.ok(!seen.includes('a:two'));
     assert.match(b.metrics.render(), /fleethub_controller_manager_running 1/);
     // The controller had no registry of its own: it reports to the manager's.
-    assert.match(b.metrics.render(), /fleethub_reconcile_total\{controller="recorder",result="success"\} [1-9]/);
+    assert.match(
+      b.metrics.render(),
+      /fleethub_reconcile_total\{controller="recorder",result="success"\} [1-9]/,
+    );
     assert.match(a.metrics.render(), /fleethub_controller_manager_running 0/);
     storeA.heal();
   });
@@ -91,6 +106,8 @@ describe('ControllerManager', () => {
   it('refuses controllers added after start', () => {
     const m = replica('late', store, 'late', [], false);
     m.start();
-    assert.throws(() => m.add(new Controller({ name: 'x', reconciler: { reconcile: async () => undefined } })));
+    assert.throws(() =>
+      m.add(new Controller({ name: 'x', reconciler: { reconcile: async () => undefined } })),
+    );
   });
 });

@@ -115,7 +115,8 @@ export class ControllerManager {
     try {
       const results = await Promise.allSettled(runs);
       results.forEach((r, i) => {
-        if (r.status === 'rejected') this.logger.error({ err: r.reason, controller: this.controllers[i]?.name }, 'controller failed');
+        if (r.status === 'rejected')
+          this.logger.error({ err: r.reason, controller: this.controllers[i]?.name }, 'controller failed');
       });
     } finally {
       informers.stop();

@@ -5,12 +5,21 @@ import { MetricsRegistry } from './metrics.js';
 describe('MetricsRegistry', () => {
   it('renders counters, gauges and histograms in the Prometheus text format', () => {
     const r = new MetricsRegistry();
-    const c = r.counter({ name: 'x_total', help: 'Things.\nTwo lines', labelNames: ['controller', 'result'] });
+    const c = r.counter({
+      name: 'x_total',
+      help: 'Things.\nTwo lines',
+      labelNames: ['controller', 'result'],
+    });
     c.inc({ controller: 'ns', result: 'success' });
     c.inc({ controller: 'ns', result: 'success' }, 2);
     c.inc({ controller: 'a"b\\c', result: 'error' });
     const g = r.gauge({ name: 'depth', help: 'Depth.', collect: (gauge) => gauge.set({}, 7) });
-    const h = r.histogram({ name: 'dur_seconds', help: 'Duration.', labelNames: ['controller'], buckets: [0.1, 1] });
+    const h = r.histogram({
+      name: 'dur_seconds',
+      help: 'Duration.',
+      labelNames: ['controller'],
+      buckets: [0.1, 1],
+    });
     h.observe({ controller: 'ns' }, 0.05);
     h.observe({ controller: 'ns' }, 0.5);
     h.observe({ controller: 'ns' }, 3);

@@ -37,7 +37,8 @@ abstract class Metric<Series> {
   protected readonly series = new Map<string, { values: string[]; data: Series }>();
 
   constructor(options: MetricOptions) {
-    if (!METRIC_NAME.test(options.name)) throw new Error(`invalid metric name ${JSON.stringify(options.name)}`);
+    if (!METRIC_NAME.test(options.name))
+      throw new Error(`invalid metric name ${JSON.stringify(options.name)}`);
     for (const label of options.labelNames ?? []) {
       if (!LABEL_NAME.test(label) || label.startsWith('__') || label === 'le') {
         throw new Error(`invalid label name ${JSON.stringify(label)} on metric ${options.name}`);
@@ -53,7 +54,8 @@ abstract class Metric<Series> {
   protected seriesFor(labels: Labels | undefined): Series {
     const given = labels ?? {};
     for (const key of Object.keys(given)) {
-      if (!this.labelNames.includes(key)) throw new Error(`metric ${this.name} has no label ${JSON.stringify(key)}`);
+      if (!this.labelNames.includes(key))
+        throw new Error(`metric ${this.name} has no label ${JSON.stringify(key)}`);
     }
     const values = this.labelNames.map((l) => given[l] ?? '');
     const key = JSON.stringify(values);
@@ -96,7 +98,9 @@ export class Counter extends Metric<{ value: number }> {
   }
 
   renderSeries(): string[] {
-    return [...this.series.values()].map((s) => `${this.name}${this.labelText(s.values)} ${formatNumber(s.data.value)}`);
+    return [...this.series.values()].map(
+      (s) => `${this.name}${this.labelText(s.values)} ${formatNumber(s.data.value)}`,
+    );
   }
 }
 
@@ -131,7 +135,9 @@ export class Gauge extends Metric<{ value: number }> {
 
   renderSeries(): string[] {
     this.collectFn?.(this);
-    return [...this.series.values()].map((s) => `${this.name}${this.labelText(s.values)} ${formatNumber(s.data.value)}`);
+    return [...this.series.values()].map(
+      (s) => `${this.name}${this.labelText(s.values)} ${formatNumber(s.data.value)}`,
+    );
   }
 }
 
@@ -216,12 +222,18 @@ export class MetricsRegistry {
     return blocks.length ? `${blocks.join('\n')}\n` : '';
   }
 
-  private register<M extends Counter | Gauge | Histogram>(options: MetricOptions, type: MetricType, make: () => M): M {
+  private register<M extends Counter | Gauge | Histogram>(
+    options: MetricOptions,
+    type: MetricType,
+    make: () => M,
+  ): M {
     const existing = this.metrics.get(options.name);
     if (existing) {
       const sameLabels = existing.labelNames.join(',') === (options.labelNames ?? []).join(',');
       if (existing.type !== type || !sameLabels) {
-        throw new Error(`metric ${options.name} is already registered as a ${existing.type} with other labels`);
+        throw new Error(
+          `metric ${options.name} is already registered as a ${existing.type} with other labels`,
+        );
       }
       return existing as M;
     }

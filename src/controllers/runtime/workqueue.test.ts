@@ -167,7 +167,13 @@ describe('rate limiters', () => {
 
   it('the default limiter waits for the larger of backoff and bucket', () => {
     let now = 0;
-    const limiter = new DefaultRateLimiter({ baseDelayMs: 5, maxDelayMs: 1000, qps: 1, burst: 2, now: () => now });
+    const limiter = new DefaultRateLimiter({
+      baseDelayMs: 5,
+      maxDelayMs: 1000,
+      qps: 1,
+      burst: 2,
+      now: () => now,
+    });
     assert.equal(limiter.when('a'), 5); // bucket has tokens: backoff decides
     assert.equal(limiter.when('b'), 5);
     assert.equal(Math.round(limiter.when('c')), 1000); // bucket empty: 1 qps means a second

@@ -106,15 +106,21 @@ export class FakeStore implements Store {
       next.metadata.uid = current.metadata.uid;
       next.metadata.creationTimestamp = current.metadata.creationTimestamp;
       next.metadata.generation = current.metadata.generation;
-      if (current.metadata.deletionTimestamp) next.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
-      if (withoutMeta(next) !== withoutMeta(current)) next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      if (current.metadata.deletionTimestamp)
+        next.metadata.deletionTimestamp = current.metadata.deletionTimestamp;
+      if (withoutMeta(next) !== withoutMeta(current))
+        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     if (JSON.stringify(next) === JSON.stringify(current)) return structuredClone(current);
     if (options.dryRun) return next;
     next.metadata.resourceVersion = String(++this.rv);
     // Removing the last finalizer of a marked object deletes it; other updates of a marked object keep it.
-    if (next.metadata.deletionTimestamp && current.metadata.finalizers?.length && !next.metadata.finalizers?.length) {
+    if (
+      next.metadata.deletionTimestamp &&
+      current.metadata.finalizers?.length &&
+      !next.metadata.finalizers?.length
+    ) {
       table.delete(key(namespace, name));
       this.emit('DELETED', resource, next);
     } else {
@@ -124,17 +130,28 @@ export class FakeStore implements Store {
     return structuredClone(next);
   }
 
-  async delete(resource: ResourceName, namespace: string, name: string, options: DeleteOptions = {}): Promise<DeleteResult> {
+  async delete(
+    resource: ResourceName,
+    namespace: string,
+    name: string,
+    options: DeleteOptions = {},
+  ): Promise<DeleteResult> {
     const table = this.table(resource);
     const current = table.get(key(namespace, name));
     if (!current) throw errors.notFound(...split(resource), name);
     const pre = options.preconditions;
-    if ((pre?.uid && pre.uid !== current.metadata.uid) || (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion)) {
+    if (
+      (pre?.uid && pre.uid !== current.metadata.uid) ||
+      (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion)
+    ) {
       throw errors.conflict(...split(resource), name, 'precondition failed');
     }
-    const keep = Boolean(current.metadata.finalizers?.length) || (options.markOnly && !current.metadata.deletionTimestamp);
+    const keep =
+      Boolean(current.metadata.finalizers?.length) ||
+      (options.markOnly && !current.metadata.deletionTimestamp);
     if (keep) {
-      if (current.metadata.deletionTimestamp || options.dryRun) return { object: structuredClone(current), deleted: false };
+      if (current.metadata.deletionTimestamp || options.dryRun)
+        return { object: structuredClone(current), deleted: false };
       const next = structuredClone(current);
       next.metadata.deletionTimestamp = seconds(new Date());
       next.metadata.deletionGracePeriodSeconds = 0;
@@ -156,7 +173,9 @@ export class FakeStore implements Store {
     const watch: FakeWatch = { options, handlers, stopped: false };
     const from = Number(options.resourceVersion ?? 0);
     if (from > 0 && from < this.compactedThrough) {
-      queueMicrotask(() => handlers.onError(errors.gone(`too old resource version: ${from} (${this.compactedThrough})`)));
+      queueMicrotask(() =>
+        handlers.onError(errors.gone(`too old resource version: ${from} (${this.compactedThrough})`)),
+      );
       return { stop: () => undefined };
     }
     this.watches.add(watch);

@@ -98,7 +98,12 @@ export class FaultyStore implements Store {
     return this.guard('update', () => this.inner.update(resource, obj, options));
   }
 
-  delete(resource: ResourceName, namespace: string, name: string, options?: DeleteOptions): ReturnType<Store['delete']> {
+  delete(
+    resource: ResourceName,
+    namespace: string,
+    name: string,
+    options?: DeleteOptions,
+  ): ReturnType<Store['delete']> {
     return this.guard('delete', () => this.inner.delete(resource, namespace, name, options));
   }
 
