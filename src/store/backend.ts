@@ -94,6 +94,11 @@ export interface Backend {
   readLog(afterRv: number, limit: number): Promise<LogPage>;
   /** Drops log entries outside the retention; returns the new compacted version. */
   compact(retention: Retention): Promise<number>;
+  /**
+   * Rewrites the stored values (objects and change log) of one resource in place — same versions, no
+   * events — where `fn` returns something new. Key rotation re-encrypts at rest through it.
+   */
+  rewriteValues(resource: ResourceName, fn: (stored: string) => string): Promise<number>;
   /** Called when the change log may have grown through another process. */
   onWake(listener: () => void): void;
   close(): Promise<void>;

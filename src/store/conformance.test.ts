@@ -980,6 +980,28 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       for (const w of watchers) w.stop();
     });
 
+    void test('rewriteAll re-encodes one resource at rest without new versions or events', async () => {
+      const store = await fresh();
+      await store.create('secrets', { metadata: { name: 'a', namespace: 'default' }, data: { k: 'djE=' } });
+      await store.create('configmaps', { metadata: { name: 'b', namespace: 'default' }, data: { k: 'v' } });
+      const version = await store.currentResourceVersion();
+      const watch = record(store, { resourceVersion: version });
+      const marked: string[] = [];
+      const changed = await store.rewriteAll('secrets', (stored) => {
+        marked.push(stored);
+        return stored.replace('"k":"djE="', '"k":"djI="');
+      });
+      assert.equal(changed, 1);
+      assert.ok(marked.length >= 2, 'the object and its change-log entry are both offered');
+      assert.deepEqual((await store.get('secrets', 'default', 'a'))?.data, { k: 'djI=' });
+      assert.deepEqual((await store.get('configmaps', 'default', 'b'))?.data, { k: 'v' });
+      assert.equal(await store.currentResourceVersion(), version);
+      assert.equal(await store.rewriteAll('secrets', (stored) => stored), 0, 'unchanged values are not written');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(watch.events, []);
+      watch.stop();
+    });
+
     void test('values at rest go through the codec, in the object table and in the change log', async () => {
       const url = await freshUrl();
       const store = await open(url, { codec: rot13Codec });

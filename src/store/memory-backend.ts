@@ -55,6 +55,20 @@ export class MemoryBackend implements Backend {
     return table;
   }
 
+  rewriteValues(resource: string, fn: (stored: string) => string): Promise<number> {
+    let changed = 0;
+    // byKey and sorted share the row objects, so one pass over the map covers both.
+    for (const row of this.table(resource).byKey.values()) {
+      const next = fn(row.value);
+      if (next !== row.value) {
+        row.value = next;
+        changed++;
+      }
+    }
+    for (const record of this.log) if (record.resource === resource) record.value = fn(record.value);
+    return Promise.resolve(changed);
+  }
+
   write(key: ObjectKey, decide: Decide, afterCommit: (record: LogRecord) => void): Promise<void> {
     try {
       const table = this.table(key.resource);

@@ -343,6 +343,14 @@ export class ObjectStore implements Store {
     return String(await this.storage.currentRv());
   }
 
+  /**
+   * Rewrites one resource's values at rest (objects and change log) without new versions or events:
+   * `fleethub hub rotate-encryption-key` re-encrypts Secrets under the new key through it.
+   */
+  async rewriteAll(resource: ResourceName, fn: (stored: string) => string): Promise<number> {
+    return this.storage.rewriteValues(resource, fn);
+  }
+
   /** Drops change-log entries outside the retention; returns the newest dropped version. */
   async compact(): Promise<number> {
     const compacted = await this.storage.compact(this.retention);

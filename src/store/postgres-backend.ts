@@ -340,6 +340,38 @@ export class PostgresBackend implements Backend {
     return Number(rows[0]!.rv);
   }
 
+  async rewriteValues(resource: string, fn: (stored: string) => string): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Writers lock the counter row first; holding it keeps the rewrite from racing them.
+      await client.query('SELECT rv FROM store_state WHERE id = 1 FOR UPDATE');
+      let changed = 0;
+      const objects = await client.query<{ namespace: string; name: string; value: string }>(
+        'SELECT namespace, name, value FROM store_objects WHERE resource = $1',
+        [resource],
+      );
+      for (const row of objects.rows) {
+        const next = fn(row.value);
+        if (next === row.value) continue;
+        await client.query('UPDATE store_objects SET value = $1 WHERE resource = $2 AND namespace = $3 AND name = $4', [next, resource, row.namespace, row.name]);
+        changed++;
+      }
+      const log = await client.query<{ rv: string; value: string }>('SELECT rv, value FROM store_log WHERE resource = $1', [resource]);
+      for (const record of log.rows) {
+        const next = fn(record.value);
+        if (next !== record.value) await client.query('UPDATE store_log SET value = $1 WHERE rv = $2', [next, record.rv]);
+      }
+      await client.query('COMMIT');
+      return changed;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
   async compactedRv(): Promise<number> {
     const { rows } = await this.pool.query<{ rv: string }>({
       name: 'fh_store_compacted',

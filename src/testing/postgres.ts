@@ -12,6 +12,8 @@ import pg from 'pg';
 export interface PostgresServer {
   /** Connection URL of the `postgres` database, as superuser. */
   url: string;
+  /** The server's data directory (tests grep it for plaintext after a CHECKPOINT). */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       await server.start();
       return {
         url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+        dataDir: databaseDir,
         stop: () => server.stop(),
       };
     } catch (err) {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubProcess, type HubProcess } from '../support/hub.js';
 import { GENERATIONS, kubectl, kubectlOk, toolPath } from '../support/tools.js';
+import pg from 'pg';
 import { createDatabase, startPostgres } from '../../src/testing/postgres.js';
 
 type Database = 'sqlite' | 'postgres';
@@ -37,13 +38,17 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
   void describe(`kubectl against a hub on ${database}`, () => {
     let hub: HubProcess;
     let stopPostgres: (() => Promise<void>) | undefined;
+    let postgresDir: string | undefined;
+    let databaseUrl: string | undefined;
 
     before(async () => {
       let url: string | undefined;
       if (database === 'postgres') {
         const pg = await startPostgres();
         stopPostgres = pg.stop;
+        postgresDir = pg.dataDir;
         url = await createDatabase(pg.url, 'kubectl_e2e');
+        databaseUrl = url;
       }
       hub = await startHubProcess(url ? { database: url } : {});
     });
@@ -185,12 +190,25 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           assert.equal(Buffer.from(read, 'base64').toString(), value);
           assert.equal(await ok(['-n', ns, 'get', 'secret', 'db', '-o', 'jsonpath={.type}']), 'Opaque');
           const needles = [value, Buffer.from(value).toString('base64')];
-          if (database === 'sqlite') {
-            for (const file of filesUnder(hub.dataDir)) {
-              const bytes = readFileSync(file);
-              for (const needle of needles) assert.equal(bytes.includes(needle), false, `${needle} found in ${file}`);
-            }
+          // A plaintext ConfigMap value written just before must be found: the search itself works.
+          const control = `visible-${gen}-${Math.random().toString(36).slice(2)}`;
+          await ok(['-n', ns, 'create', 'configmap', 'control', `--from-literal=v=${control}`]);
+          const dirs = [hub.dataDir];
+          if (database === 'postgres') {
+            // Flush shared buffers to the data files and WAL so the bytes at rest are all on disk.
+            const client = new pg.Client({ connectionString: databaseUrl });
+            await client.connect();
+            await client.query('CHECKPOINT');
+            await client.end();
+            dirs.push(postgresDir!);
           }
+          let controlFound = false;
+          for (const file of dirs.flatMap(filesUnder)) {
+            const bytes = readFileSync(file);
+            if (bytes.includes(control)) controlFound = true;
+            for (const needle of needles) assert.equal(bytes.includes(needle), false, `${needle} found in ${file}`);
+          }
+          assert.ok(controlFound, 'the plaintext control value is on disk, so the search can see stored bytes');
           for (const needle of needles) assert.equal(hub.output().includes(needle), false, 'secret value in the hub log');
         });
 
@@ -219,13 +237,24 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           await ok(['create', 'namespace', doomed]);
           await ok(['-n', doomed, 'create', 'configmap', 'a', '--from-literal=x=y']);
           await ok(['-n', doomed, 'create', 'serviceaccount', 'b']);
+          const held = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"${doomed}","finalizers":["example.com/hold"]}}`;
+          await ok(['apply', '-f', '-'], held);
           assert.match(await ok(['delete', 'namespace', doomed, '--wait=false']), new RegExp(`namespace "${doomed}" deleted`));
+          // The finalizer holds one object, so the namespace stays Terminating with the rest gone.
+          await eventually('the unheld content to go', async () => {
+            const names = (await ok(['-n', doomed, 'get', 'configmaps,serviceaccounts', '-o', 'name'])).trim();
+            return names === 'configmap/held' ? true : undefined;
+          });
+          assert.equal(await ok(['get', 'namespace', doomed, '-o', 'jsonpath={.status.phase}']), 'Terminating');
+          const refused = await k(['-n', doomed, 'create', 'configmap', 'late', '--from-literal=a=b']);
+          assert.match(refused.stderr, /because it is being terminated/);
+          await ok(['delete', 'namespace', doomed, '--wait=false']);
+          assert.equal(await ok(['-n', doomed, 'get', 'configmap', 'held', '-o', 'name']), 'configmap/held\n', 'a second delete changes nothing');
+          await ok(['-n', doomed, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
           await eventually('the namespace to go', async () => {
             const r = await k(['get', 'namespace', doomed]);
             return r.code !== 0 && /not found/.test(r.stderr) ? true : undefined;
           });
-          const leftovers = await k(['-n', doomed, 'get', 'configmaps,serviceaccounts', '-o', 'name']);
-          assert.equal(leftovers.stdout.trim(), '');
         });
       });
     }

@@ -265,8 +265,13 @@ export async function deleteObject(deps: CrudDeps, ctx: RequestContext): Promise
     const ns = await deps.store.get(ctx.resource, '', ctx.info.name);
     if (!ns) throw errors.notFound(ctx.def.plural, ctx.def.group, ctx.info.name);
     if (((ns.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length > 0) {
+      // Already terminating: deleting again changes nothing (the content may still be going).
+      if (ns.metadata.deletionTimestamp) {
+        respondObject(ctx, 200, ns);
+        return;
+      }
       // The namespace controller empties it, drops the `kubernetes` finalizer and deletes it for good.
-      if (!ns.metadata.deletionTimestamp && !dryRun) {
+      if (!dryRun) {
         const terminating = clone(ns);
         terminating.status = { ...(terminating.status as object | undefined), phase: 'Terminating' };
         await deps.store.update(ctx.resource, terminating, { subresource: 'status' });
