@@ -3,7 +3,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', '.tools/', 'node_modules/', 'fleethub-data/', 'scripts/', 'bin/'] },
+  {
+    ignores: [
+      'dist/',
+      '.tools/',
+      'node_modules/',
+      'fleethub-data/',
+      '.tmp/',
+      'scripts/',
+      'bin/',
+      'eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

@@ -22,7 +22,12 @@ interface Client {
   agent: Agent;
 }
 
-function call(client: Client, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+function call(
+  client: Client,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
@@ -31,7 +36,10 @@ function call(client: Client, method: string, path: string, body?: unknown): Pro
         method,
         agent: client.agent,
         ca: client.ca,
-        headers: { Authorization: `Bearer ${client.token}`, ...(payload ? { 'Content-Type': 'application/json' } : {}) },
+        headers: {
+          Authorization: `Bearer ${client.token}`,
+          ...(payload ? { 'Content-Type': 'application/json' } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -64,7 +72,12 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
   if (database) args.push('--database', database);
   const hub: Hub = await startHub(hubConfig(args, {}));
   const kubeconfig = readKubeconfig(hub.kubeconfigPath)!;
-  const client: Client = { url: hub.url, token: kubeconfig.token!, ca: kubeconfig.caPem, agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) };
+  const client: Client = {
+    url: hub.url,
+    token: kubeconfig.token!,
+    ca: kubeconfig.caPem,
+    agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
+  };
   try {
     await call(client, 'POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
     let next = 0;
@@ -82,8 +95,12 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
     );
     const createsPerSec = OBJECTS / ((performance.now() - createStart) / 1000);
     const fullList = await timed(5, () => call(client, 'GET', '/api/v1/namespaces/bench/configmaps'));
-    const firstPage = await timed(5, () => call(client, 'GET', '/api/v1/namespaces/bench/configmaps?limit=500'));
-    const selector = await timed(5, () => call(client, 'GET', '/api/v1/namespaces/bench/configmaps?labelSelector=app%3Dapp-3'));
+    const firstPage = await timed(5, () =>
+      call(client, 'GET', '/api/v1/namespaces/bench/configmaps?limit=500'),
+    );
+    const selector = await timed(5, () =>
+      call(client, 'GET', '/api/v1/namespaces/bench/configmaps?labelSelector=app%3Dapp-3'),
+    );
 
     // Fan-out: WATCHERS open watches, then each write's delay until the last watcher has it.
     const watchAgent = new Agent({ keepAlive: true, maxSockets: WATCHERS + 10 });
@@ -94,7 +111,11 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
         () =>
           new Promise<() => void>((resolve, reject) => {
             const req = request(
-              new URL('/api/v1/namespaces/bench/configmaps?watch=true&fieldSelector=metadata.name%3Dprobe&resourceVersion=' + '1', client.url),
+              new URL(
+                '/api/v1/namespaces/bench/configmaps?watch=true&fieldSelector=metadata.name%3Dprobe&resourceVersion=' +
+                  '1',
+                client.url,
+              ),
               { agent: watchAgent, ca: client.ca, headers: { Authorization: `Bearer ${client.token}` } },
               (res) => {
                 let buffer = '';
@@ -117,7 +138,10 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
           }),
       ),
     );
-    await call(client, 'POST', '/api/v1/namespaces/bench/configmaps', { metadata: { name: 'probe' }, data: { marker: 'initial' } });
+    await call(client, 'POST', '/api/v1/namespaces/bench/configmaps', {
+      metadata: { name: 'probe' },
+      data: { marker: 'initial' },
+    });
     await new Promise((r) => setTimeout(r, 500));
     const fanout: number[] = [];
     for (let i = 0; i < FANOUT_WRITES; i++) {
@@ -126,7 +150,10 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
         const start = performance.now();
         pending.set(marker, { start, remaining: WATCHERS, done: () => resolve(performance.now() - start) });
       });
-      await call(client, 'PUT', '/api/v1/namespaces/bench/configmaps/probe', { metadata: { name: 'probe' }, data: { marker } });
+      await call(client, 'PUT', '/api/v1/namespaces/bench/configmaps/probe', {
+        metadata: { name: 'probe' },
+        data: { marker },
+      });
       fanout.push(await delivered);
     }
     for (const stop of watchers) stop();
@@ -156,10 +183,14 @@ async function main(): Promise<void> {
   } finally {
     await pg.stop();
   }
-  console.log(`\nfleethub API benchmark (HTTPS, authn + RBAC + audit; ${OBJECTS} ConfigMaps, ${WATCHERS} watchers)`);
+  console.log(
+    `\nfleethub API benchmark (HTTPS, authn + RBAC + audit; ${OBJECTS} ConfigMaps, ${WATCHERS} watchers)`,
+  );
   console.table(rows);
   const [sqlite, postgres] = rows as [Record<string, string>, Record<string, string>];
-  console.log(`postgres/sqlite ratios: creates/s ${(Number(postgres['creates/s']) / Number(sqlite['creates/s'])).toFixed(2)}, list ${(Number(postgres[`list ${OBJECTS} ms`]) / Number(sqlite[`list ${OBJECTS} ms`])).toFixed(2)}`);
+  console.log(
+    `postgres/sqlite ratios: creates/s ${(Number(postgres['creates/s']) / Number(sqlite['creates/s'])).toFixed(2)}, list ${(Number(postgres[`list ${OBJECTS} ms`]) / Number(sqlite[`list ${OBJECTS} ms`])).toFixed(2)}`,
+  );
 }
 
 main().then(

@@ -73,6 +73,8 @@ function parseYamlBody(body: Buffer): unknown {
   try {
     return parseYaml(body.toString('utf8'), { maxAliasCount: 100 });
   } catch (e) {
-    throw errors.badRequest(`the request body is not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`);
+    throw errors.badRequest(
+      `the request body is not valid YAML or JSON: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
 }

@@ -29,7 +29,11 @@ export function isDryRun(query: URLSearchParams): boolean {
   for (const v of values)
     if (v !== 'All')
       throw errors.badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`, [
-        { reason: 'FieldValueNotSupported', message: `Unsupported value: "${v}": supported values: "All"`, field: 'dryRun' },
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${v}": supported values: "All"`,
+          field: 'dryRun',
+        },
       ]);
   return true;
 }
@@ -40,13 +44,21 @@ export function fieldManagerOf(ctx: Pick<RequestContext, 'query' | 'req'>, requi
   if (explicit !== null) {
     if (explicit.length > 128)
       throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
-        { reason: 'FieldValueTooLong', message: 'Too long: may not be more than 128 bytes', field: 'fieldManager' },
+        {
+          reason: 'FieldValueTooLong',
+          message: 'Too long: may not be more than 128 bytes',
+          field: 'fieldManager',
+        },
       ]);
     return explicit;
   }
   if (required)
     throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
-      { reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' },
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: is required for apply patch',
+        field: 'fieldManager',
+      },
     ]);
   const agent = ctx.req.headers['user-agent'] ?? 'unknown';
   return agent.split('/')[0]!.slice(0, 128) || 'unknown';

@@ -34,7 +34,10 @@ export class DiscoveryRoutes {
       ? openapi.respond(normalised, query, accept, ifNoneMatch)
       : discovery.respond(normalised, accept, ifNoneMatch);
     if (!prepared) return false;
-    res.writeHead(prepared.status, { 'Content-Length': Buffer.byteLength(prepared.body), ...prepared.headers });
+    res.writeHead(prepared.status, {
+      'Content-Length': Buffer.byteLength(prepared.body),
+      ...prepared.headers,
+    });
     res.end(req.method === 'HEAD' ? undefined : prepared.body);
     return true;
   }

@@ -16,14 +16,22 @@ export class FieldManager {
   private typeInfo(def: KindDefinition): KindTypeInfo {
     let info = this.typeInfos.get(def);
     if (!info) {
-      info = isKubernetesGroup(def.group) ? builtinTypeInfo(def.group, def.kind) : typeInfoFromSchema(def.schema);
+      info = isKubernetesGroup(def.group)
+        ? builtinTypeInfo(def.group, def.kind)
+        : typeInfoFromSchema(def.schema);
       this.typeInfos.set(def, info);
     }
     return info;
   }
 
   /** Sets `obj.metadata.managedFields` after a non-apply write by `manager`. */
-  recordUpdate(def: KindDefinition, live: KubeObject | undefined, obj: KubeObject, manager: string, subresource: string): void {
+  recordUpdate(
+    def: KindDefinition,
+    live: KubeObject | undefined,
+    obj: KubeObject,
+    manager: string,
+    subresource: string,
+  ): void {
     const entries = recordUpdate({
       live,
       updated: obj,
@@ -39,7 +47,14 @@ export class FieldManager {
   }
 
   /** The object after `manager` applies `applied`; throws the 409 conflict Status. */
-  apply(def: KindDefinition, live: KubeObject | undefined, applied: KubeObject, manager: string, force: boolean, subresource: string): KubeObject {
+  apply(
+    def: KindDefinition,
+    live: KubeObject | undefined,
+    applied: KubeObject,
+    manager: string,
+    force: boolean,
+    subresource: string,
+  ): KubeObject {
     const options: Parameters<typeof applyServerSide>[0] = {
       live,
       applied,

@@ -4,7 +4,10 @@ import type { KubeObject } from '../store/types.js';
 import { fieldSelectorPredicate, parseFieldSelector, parseLabelSelector } from './selectors.js';
 
 /** undefined when the request selects everything (no filtering cost). */
-export function listPredicate(def: KindDefinition, query: URLSearchParams): ((obj: KubeObject) => boolean) | undefined {
+export function listPredicate(
+  def: KindDefinition,
+  query: URLSearchParams,
+): ((obj: KubeObject) => boolean) | undefined {
   const labelSelector = query.get('labelSelector') ?? '';
   const fieldSelector = query.get('fieldSelector') ?? '';
   const checks: ((obj: KubeObject) => boolean)[] = [];
@@ -14,7 +17,8 @@ export function listPredicate(def: KindDefinition, query: URLSearchParams): ((ob
   }
   if (fieldSelector.trim()) {
     const requirements = parseFieldSelector(fieldSelector);
-    if (requirements.length > 0) checks.push(fieldSelectorPredicate(requirements, def.selectableFields ?? {}));
+    if (requirements.length > 0)
+      checks.push(fieldSelectorPredicate(requirements, def.selectableFields ?? {}));
   }
   if (checks.length === 0) return undefined;
   if (checks.length === 1) return checks[0];

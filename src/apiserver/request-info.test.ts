@@ -18,7 +18,10 @@ test('namespaced resource paths carry namespace, resource, name and subresource'
     subresource: '',
   });
   const token = requestInfo('POST', '/api/v1/namespaces/team/serviceaccounts/sa/token', q());
-  assert.equal(token.isResourceRequest && `${token.verb} ${token.resource}/${token.subresource}`, 'create serviceaccounts/token');
+  assert.equal(
+    token.isResourceRequest && `${token.verb} ${token.resource}/${token.subresource}`,
+    'create serviceaccounts/token',
+  );
 });
 
 test('a namespace and its status subresource are cluster-scoped requests', () => {
@@ -29,7 +32,10 @@ test('a namespace and its status subresource are cluster-scoped requests', () =>
   assert.equal(ns.name, 'team');
   const status = requestInfo('PUT', '/api/v1/namespaces/team/status', q());
   assert.ok(status.isResourceRequest);
-  assert.deepEqual([status.resource, status.name, status.subresource, status.namespace], ['namespaces', 'team', 'status', '']);
+  assert.deepEqual(
+    [status.resource, status.name, status.subresource, status.namespace],
+    ['namespaces', 'team', 'status', ''],
+  );
 });
 
 test('verbs follow method, name and the watch parameter', () => {

@@ -2,14 +2,7 @@
 // name, subresource, verb), the same way kube-apiserver's RequestInfoFactory does.
 
 export type RequestVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection';
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
 export interface ResourceRequestInfo {
   isResourceRequest: true;
@@ -37,8 +30,15 @@ export type RequestInfo = ResourceRequestInfo | NonResourceRequestInfo;
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const parts = path.split('/').filter((p) => p.length > 0).map(decodeURIComponent);
-  const nonResource = (): NonResourceRequestInfo => ({ isResourceRequest: false, path, verb: method.toLowerCase() });
+  const parts = path
+    .split('/')
+    .filter((p) => p.length > 0)
+    .map(decodeURIComponent);
+  const nonResource = (): NonResourceRequestInfo => ({
+    isResourceRequest: false,
+    path,
+    verb: method.toLowerCase(),
+  });
   const prefix = parts[0];
   if (prefix !== 'api' && prefix !== 'apis') return nonResource();
   let rest: string[];
@@ -86,7 +86,18 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     default:
       return nonResource();
   }
-  return { isResourceRequest: true, path, verb, apiPrefix: prefix, group, version, namespace, resource, name, subresource };
+  return {
+    isResourceRequest: true,
+    path,
+    verb,
+    apiPrefix: prefix,
+    group,
+    version,
+    namespace,
+    resource,
+    name,
+    subresource,
+  };
 }
 
 function isWatch(query: URLSearchParams): boolean {

@@ -2,9 +2,18 @@
 import type { ServerResponse } from 'node:http';
 import type { ApiError, Status } from '../util/errors.js';
 
-export function writeJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
+export function writeJson(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
   res.end(text);
 }
 

@@ -45,8 +45,10 @@ export interface ApiServerOptions {
   logger?: Logger;
 }
 
-const ANONYMOUS_ADMIN: UserInfo = { username: 'system:admin', groups: ['system:masters', 'system:authenticated'] };
-
+const ANONYMOUS_ADMIN: UserInfo = {
+  username: 'system:admin',
+  groups: ['system:masters', 'system:authenticated'],
+};
 
 export class ApiServer {
   private readonly deps: CrudDeps;
@@ -67,7 +69,9 @@ export class ApiServer {
     let user: UserInfo | undefined;
     let info: ResourceRequestInfo | undefined;
     try {
-      user = this.options.authenticator ? await this.options.authenticator.authenticate(req) : ANONYMOUS_ADMIN;
+      user = this.options.authenticator
+        ? await this.options.authenticator.authenticate(req)
+        : ANONYMOUS_ADMIN;
       const parsed = requestInfo(req.method ?? 'GET', effectivePath, url.searchParams);
       if (parsed.isResourceRequest) info = parsed;
       this.authorize(user, parsed);
@@ -116,7 +120,18 @@ export class ApiServer {
           namespace: info.group === '' && info.resource === 'namespaces' ? info.name : info.namespace,
           name: info.name,
         }
-      : { user, verb: info.verb, isResourceRequest: false, path: info.path, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
+      : {
+          user,
+          verb: info.verb,
+          isResourceRequest: false,
+          path: info.path,
+          apiGroup: '',
+          apiVersion: '',
+          resource: '',
+          subresource: '',
+          namespace: '',
+          name: '',
+        };
     const decision = authorizer.authorize(attrs);
     if (decision.allowed) return;
     if (!info.isResourceRequest)
@@ -132,13 +147,20 @@ export class ApiServer {
     );
   }
 
-  private context(req: IncomingMessage, res: ServerResponse, info: ResourceRequestInfo, query: URLSearchParams, user: UserInfo): RequestContext {
+  private context(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: ResourceRequestInfo,
+    query: URLSearchParams,
+    user: UserInfo,
+  ): RequestContext {
     const def = this.options.registry.byUrl(info.group, info.version, info.resource);
     if (!def) throw errors.pathNotFound();
     // `/api/v1/configmaps/x` (a name without a namespace) and namespaces on cluster kinds are not paths.
     if (def.namespaced && info.name && !info.namespace) throw errors.pathNotFound();
     if (!def.namespaced && info.namespace) throw errors.pathNotFound();
-    if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch' && isStored(def)) throw errors.pathNotFound();
+    if (def.namespaced && !info.namespace && info.verb !== 'list' && info.verb !== 'watch' && isStored(def))
+      throw errors.pathNotFound();
     return { req, res, info, query, def, resource: resourceName(def), user, warnings: [], code: 0 };
   }
 
@@ -149,14 +171,22 @@ export class ApiServer {
       const extra = def.extraSubresources?.find((s) => s.name === info.subresource);
       if (extra) {
         if (!extra.verbs.includes(info.verb as Verb)) throw errors.methodNotAllowed();
-        if (extra.name === 'token') return createToken({ authorizer: this.options.authorizer, tokens: this.options.tokens, store: this.options.store }, ctx);
+        if (extra.name === 'token')
+          return createToken(
+            { authorizer: this.options.authorizer, tokens: this.options.tokens, store: this.options.store },
+            ctx,
+          );
         throw errors.pathNotFound();
       }
       if (info.subresource !== 'status' || !def.subresources?.status) throw errors.pathNotFound();
       if (!['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
     }
     if (!verbs.includes(info.verb)) throw errors.methodNotAllowed();
-    if (!isStored(def)) return createReview({ authorizer: this.options.authorizer, tokens: this.options.tokens, store: this.options.store }, ctx);
+    if (!isStored(def))
+      return createReview(
+        { authorizer: this.options.authorizer, tokens: this.options.tokens, store: this.options.store },
+        ctx,
+      );
     switch (info.verb) {
       case 'get':
         return getObject(this.deps, ctx);
@@ -183,10 +213,19 @@ export class ApiServer {
     }
   }
 
-  private audit(req: IncomingMessage, user: UserInfo, info: ResourceRequestInfo, code: number, ctx?: RequestContext): void {
+  private audit(
+    req: IncomingMessage,
+    user: UserInfo,
+    info: ResourceRequestInfo,
+    code: number,
+    ctx?: RequestContext,
+  ): void {
     const sink = this.options.audit;
     if (!sink) return;
-    if (!shouldAudit({ verb: info.verb, apiGroup: info.group, resource: info.resource, resourceRequest: true })) return;
+    if (
+      !shouldAudit({ verb: info.verb, apiGroup: info.group, resource: info.resource, resourceRequest: true })
+    )
+      return;
     sink.record({
       time: new Date().toISOString(),
       user,

@@ -36,7 +36,10 @@ export interface Decision {
 export interface Authorizer {
   authorize(attrs: AuthorizationAttributes): Decision;
   /** For SelfSubjectRulesReview: what the user may do in a namespace. */
-  rulesFor?(user: UserInfo, namespace: string): { resourceRules: unknown[]; nonResourceRules: unknown[]; incomplete: boolean };
+  rulesFor?(
+    user: UserInfo,
+    namespace: string,
+  ): { resourceRules: unknown[]; nonResourceRules: unknown[]; incomplete: boolean };
 }
 
 export interface AuditEntry {

@@ -28,7 +28,8 @@ export function parseHostPort(value: string, flag: string): { host: string; port
   const host = match[1] ?? match[2] ?? '';
   const port = Number(match[3]);
   if (!host) throw new ConfigError(`${flag}: missing host in "${value}"`);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${flag}: invalid port in "${value}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`${flag}: invalid port in "${value}"`);
   return { host, port };
 }
 
@@ -39,7 +40,15 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
-const FLAGS = ['data-dir', 'listen', 'database', 'insecure-http-listen', 'log-level', 'tls-san', 'identity'] as const;
+const FLAGS = [
+  'data-dir',
+  'listen',
+  'database',
+  'insecure-http-listen',
+  'log-level',
+  'tls-san',
+  'identity',
+] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** Parses `--flag value` / `--flag=value` pairs; repeated flags accumulate. */
@@ -50,7 +59,8 @@ export function parseFlags(argv: string[]): Map<Flag, string[]> {
     if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');
     const name = (eq >= 0 ? arg.slice(2, eq) : arg.slice(2)) as Flag;
-    if (!FLAGS.includes(name)) throw new ConfigError(`unknown flag --${name} (known: ${FLAGS.map((f) => `--${f}`).join(', ')})`);
+    if (!FLAGS.includes(name))
+      throw new ConfigError(`unknown flag --${name} (known: ${FLAGS.map((f) => `--${f}`).join(', ')})`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new ConfigError(`--${name} needs a value`);
     out.set(name, [...(out.get(name) ?? []), value]);
@@ -67,7 +77,9 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
   const config: HubConfig = {
     dataDir,
     listen,
-    databaseUrl: normaliseDatabaseUrl(one('database', 'FLEETHUB_DATABASE') ?? `sqlite:${dataDir}/fleethub.db`),
+    databaseUrl: normaliseDatabaseUrl(
+      one('database', 'FLEETHUB_DATABASE') ?? `sqlite:${dataDir}/fleethub.db`,
+    ),
     logLevel: one('log-level', 'FLEETHUB_LOG_LEVEL') ?? 'info',
     tlsSans: flags.get('tls-san') ?? (env.FLEETHUB_TLS_SAN ? env.FLEETHUB_TLS_SAN.split(',') : []),
   };
@@ -76,13 +88,21 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
   if (insecure) {
     const address = parseHostPort(insecure, '--insecure-http-listen');
     if (!isLoopback(address.host))
-      throw new ConfigError(`--insecure-http-listen must be a loopback address (127.0.0.1, ::1 or localhost), got "${address.host}": plain HTTP is never served beyond this machine`);
+      throw new ConfigError(
+        `--insecure-http-listen must be a loopback address (127.0.0.1, ::1 or localhost), got "${address.host}": plain HTTP is never served beyond this machine`,
+      );
     config.insecureHttpListen = address;
   }
   return config;
 }
 
 function normaliseDatabaseUrl(url: string): string {
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://') || url.startsWith('sqlite:') || url === 'memory:') return url;
+  if (
+    url.startsWith('postgres://') ||
+    url.startsWith('postgresql://') ||
+    url.startsWith('sqlite:') ||
+    url === 'memory:'
+  )
+    return url;
   throw new ConfigError(`--database: expected sqlite:/path/file.db, postgres://… or memory:, got "${url}"`);
 }

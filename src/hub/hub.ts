@@ -1,7 +1,12 @@
 // The hub process: data dir and key material, the store, security (authn, RBAC, audit), the API
 // server on HTTPS (and optional loopback HTTP), health and metrics, controllers under leader election.
 import { mkdirSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
@@ -104,7 +109,10 @@ async function ensureNamespaces(store: Store): Promise<void> {
 }
 
 export async function startHub(config: HubConfig, options: HubOptions = {}): Promise<Hub> {
-  const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, (options.logStream ?? process.stdout) as never);
+  const logger = pino(
+    { level: config.logLevel, base: { pid: process.pid } },
+    (options.logStream ?? process.stdout) as never,
+  );
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const registry = new KindRegistry(builtinKinds);
   const metrics = new MetricsRegistry();
@@ -115,8 +123,17 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     ips: sans.filter((h) => /^[\d.:]+$/.test(h)),
   });
   const keyring = ensureKeyring(config.dataDir);
-  const encrypted = new Set(registry.all().filter((k) => k.encrypted).map(resourceName));
-  const store = await openStore({ url: config.databaseUrl, codec: secretsCodec(keyring, encrypted), logger: logger.child({ component: 'store' }) });
+  const encrypted = new Set(
+    registry
+      .all()
+      .filter((k) => k.encrypted)
+      .map(resourceName),
+  );
+  const store = await openStore({
+    url: config.databaseUrl,
+    codec: secretsCodec(keyring, encrypted),
+    logger: logger.child({ component: 'store' }),
+  });
 
   await ensureNamespaces(store);
   await ensureBuiltinRbac(store);
@@ -125,7 +142,11 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   const rbac = new RbacIndex();
   // Every replica authorizes, so every replica keeps the RBAC objects in memory, fed by watches.
   const rbacInformers = Object.values(RBAC_RESOURCES).map((resource) => {
-    const informer = new Informer({ store, resource, logger: logger.child({ component: 'rbac-informer', resource }) });
+    const informer = new Informer({
+      store,
+      resource,
+      logger: logger.child({ component: 'rbac-informer', resource }),
+    });
     informer.addEventHandler({
       onAdd: (obj) => rbac.upsert(resource, obj),
       onUpdate: (_old, obj) => rbac.upsert(resource, obj),
@@ -144,15 +165,25 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     audit: { record: (entry) => audit.record({ ...entry, time: new Date(entry.time) }) },
     tokens: {
       issueServiceAccountToken: async (sa, opts) => {
-        const issued = await tokens.issueServiceAccountToken(sa, { expirationSeconds: opts.expirationSeconds });
+        const issued = await tokens.issueServiceAccountToken(sa, {
+          expirationSeconds: opts.expirationSeconds,
+        });
         return { token: issued.token, expirationTimestamp: issued.expiresAt };
       },
     },
     logger: logger.child({ component: 'apiserver' }),
   });
 
-  const requests = metrics.counter({ name: 'fleethub_apiserver_requests_total', help: 'API requests by verb and response code.', labelNames: ['method', 'code'] });
-  const latency = metrics.histogram({ name: 'fleethub_apiserver_request_duration_seconds', help: 'API request latency (watches excluded).', labelNames: ['method'] });
+  const requests = metrics.counter({
+    name: 'fleethub_apiserver_requests_total',
+    help: 'API requests by verb and response code.',
+    labelNames: ['method', 'code'],
+  });
+  const latency = metrics.histogram({
+    name: 'fleethub_apiserver_request_duration_seconds',
+    help: 'API request latency (watches excluded).',
+    labelNames: ['method'],
+  });
   let ready = false;
 
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -175,7 +206,8 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       requests.inc({ method: req.method ?? '', code: String(res.statusCode) });
-      if (!(req.url ?? '').includes('watch=')) latency.observe({ method: req.method ?? '' }, Number(process.hrtime.bigint() - started) / 1e9);
+      if (!(req.url ?? '').includes('watch='))
+        latency.observe({ method: req.method ?? '' }, Number(process.hrtime.bigint() - started) / 1e9);
     });
     void api.handle(req, res);
   };
@@ -192,7 +224,12 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     insecureUrl = urlOf(httpServer, 'http', config.insecureHttpListen.host);
   }
 
-  const { path: kubeconfigPath } = await ensureAdminKubeconfig({ dataDir: config.dataDir, server: url, caPem: pki.ca.certPem, tokens });
+  const { path: kubeconfigPath } = await ensureAdminKubeconfig({
+    dataDir: config.dataDir,
+    server: url,
+    caPem: pki.ca.certPem,
+    tokens,
+  });
 
   const manager = new ControllerManager({
     store,
@@ -204,19 +241,31 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       ...(config.identity ? { identity: config.identity } : {}),
     },
   });
-  manager.add(namespaceController({ store, namespacedResources: () => registry.namespacedResources(), logger }));
+  manager.add(
+    namespaceController({ store, namespacedResources: () => registry.namespacedResources(), logger }),
+  );
   manager.start();
 
   await Promise.all(rbacInformers.map((i) => i.waitForSync()));
   ready = true;
-  logger.info({ url, insecureUrl, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), kubeconfig: kubeconfigPath }, 'hub ready');
+  logger.info(
+    {
+      url,
+      insecureUrl,
+      database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'),
+      kubeconfig: kubeconfigPath,
+    },
+    'hub ready',
+  );
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       ready = false;
       const servers = [httpsServer, httpServer].filter((s): s is Server => s !== undefined);
-      const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      const closed = Promise.all(
+        servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+      );
       api.closeWatches();
       for (const s of servers) s.closeIdleConnections();
       // In-flight requests finish; anything still open after the grace period is cut.

@@ -9,7 +9,10 @@ import type { HubConfig } from './config.js';
 export async function rotateEncryptionKey(config: HubConfig): Promise<{ keyId: string; rewritten: number }> {
   const { keyring, keyId } = rotateKey(config.dataDir);
   const encrypted = builtinKinds.filter((k) => k.encrypted).map(resourceName);
-  const store = await openStore({ url: config.databaseUrl, codec: secretsCodec(keyring, new Set(encrypted)) });
+  const store = await openStore({
+    url: config.databaseUrl,
+    codec: secretsCodec(keyring, new Set(encrypted)),
+  });
   try {
     const rewriter = store as unknown as Partial<RawRowRewriter>;
     if (typeof rewriter.rewriteAll !== 'function') throw new Error('this store cannot rewrite stored values');

@@ -116,18 +116,34 @@ export function validateObjectMeta(obj: KubeObject, nameRule: NameRule, namespac
   const meta = obj.metadata;
   const name = meta.name ?? '';
   if (!name) {
-    causes.push({ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' });
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name',
+    });
   } else {
     const problem = nameProblem(name, nameRule);
     if (problem)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${name}": ${problem}`, field: 'metadata.name' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${name}": ${problem}`,
+        field: 'metadata.name',
+      });
   }
   if (!namespaced && meta.namespace)
-    causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: not allowed on this type', field: 'metadata.namespace' });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      message: 'Forbidden: not allowed on this type',
+      field: 'metadata.namespace',
+    });
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
     const keyProblem = qualifiedNameProblem(key);
     if (keyProblem)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${key}": ${keyProblem}`, field: 'metadata.labels' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${key}": ${keyProblem}`,
+        field: 'metadata.labels',
+      });
     if (value.length > 63 || !LABEL_VALUE.test(value))
       causes.push({
         reason: 'FieldValueInvalid',
@@ -139,15 +155,27 @@ export function validateObjectMeta(obj: KubeObject, nameRule: NameRule, namespac
   for (const [key, value] of Object.entries(meta.annotations ?? {})) {
     const keyProblem = qualifiedNameProblem(key);
     if (keyProblem)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${key}": ${keyProblem}`, field: 'metadata.annotations' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${key}": ${keyProblem}`,
+        field: 'metadata.annotations',
+      });
     annotationBytes += key.length + value.length;
   }
   if (annotationBytes > MAX_ANNOTATIONS_BYTES)
-    causes.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${MAX_ANNOTATIONS_BYTES} bytes`, field: 'metadata.annotations' });
+    causes.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: must have at most ${MAX_ANNOTATIONS_BYTES} bytes`,
+      field: 'metadata.annotations',
+    });
   for (const finalizer of meta.finalizers ?? []) {
     const problem = qualifiedNameProblem(finalizer);
     if (problem && finalizer !== 'kubernetes')
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${finalizer}": ${problem}`, field: 'metadata.finalizers' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${finalizer}": ${problem}`,
+        field: 'metadata.finalizers',
+      });
   }
   return causes;
 }

@@ -51,14 +51,17 @@ function valueAt(obj: unknown, pointer: string): unknown {
 }
 
 function deleteAt(obj: unknown, pointer: string): void {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const last = parts.pop();
   let cur = obj;
   for (const part of parts) {
     if (cur === null || typeof cur !== 'object') return;
     cur = (cur as Record<string, unknown>)[part];
   }
-  if (cur !== null && typeof cur === 'object' && last !== undefined) delete (cur as Record<string, unknown>)[last];
+  if (cur !== null && typeof cur === 'object' && last !== undefined) Reflect.deleteProperty(cur, last);
 }
 
 function describe(value: unknown): string {
@@ -69,7 +72,8 @@ function describe(value: unknown): string {
 
 function causeFor(error: ValueError): StatusCause {
   const field = fieldPath(error.path);
-  const shown = typeof error.value === 'string' ? `"${error.value}"` : JSON.stringify(error.value) ?? 'null';
+  const shown =
+    typeof error.value === 'string' ? `"${error.value}"` : (JSON.stringify(error.value) ?? 'null');
   switch (error.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return { reason: 'FieldValueRequired', message: 'Required value', field };
@@ -130,7 +134,11 @@ export function validateObject(
   // Errors inside a union repeat for every branch; report each field once.
   const seen = new Set<string>();
   for (const error of typeErrors) {
-    if (seen.has(error.path) || valueAt(obj, error.path) === undefined && error.type !== ValueErrorType.ObjectRequiredProperty) continue;
+    if (
+      seen.has(error.path) ||
+      (valueAt(obj, error.path) === undefined && error.type !== ValueErrorType.ObjectRequiredProperty)
+    )
+      continue;
     seen.add(error.path);
     causes.push(causeFor(error));
   }

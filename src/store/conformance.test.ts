@@ -996,7 +996,11 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       assert.deepEqual((await store.get('secrets', 'default', 'a'))?.data, { k: 'djI=' });
       assert.deepEqual((await store.get('configmaps', 'default', 'b'))?.data, { k: 'v' });
       assert.equal(await store.currentResourceVersion(), version);
-      assert.equal(await store.rewriteAll('secrets', (stored) => stored), 0, 'unchanged values are not written');
+      assert.equal(
+        await store.rewriteAll('secrets', (stored) => stored),
+        0,
+        'unchanged values are not written',
+      );
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(watch.events, []);
       watch.stop();

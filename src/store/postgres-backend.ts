@@ -354,13 +354,20 @@ export class PostgresBackend implements Backend {
       for (const row of objects.rows) {
         const next = fn(row.value);
         if (next === row.value) continue;
-        await client.query('UPDATE store_objects SET value = $1 WHERE resource = $2 AND namespace = $3 AND name = $4', [next, resource, row.namespace, row.name]);
+        await client.query(
+          'UPDATE store_objects SET value = $1 WHERE resource = $2 AND namespace = $3 AND name = $4',
+          [next, resource, row.namespace, row.name],
+        );
         changed++;
       }
-      const log = await client.query<{ rv: string; value: string }>('SELECT rv, value FROM store_log WHERE resource = $1', [resource]);
+      const log = await client.query<{ rv: string; value: string }>(
+        'SELECT rv, value FROM store_log WHERE resource = $1',
+        [resource],
+      );
       for (const record of log.rows) {
         const next = fn(record.value);
-        if (next !== record.value) await client.query('UPDATE store_log SET value = $1 WHERE rv = $2', [next, record.rv]);
+        if (next !== record.value)
+          await client.query('UPDATE store_log SET value = $1 WHERE rv = $2', [next, record.rv]);
       }
       await client.query('COMMIT');
       return changed;

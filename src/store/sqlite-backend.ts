@@ -232,14 +232,19 @@ export class SqliteBackend implements Backend {
       const objects = this.db
         .prepare('SELECT namespace, name, value FROM store_objects WHERE resource = ?')
         .all(resource) as { namespace: string; name: string; value: string }[];
-      const updateObject = this.db.prepare('UPDATE store_objects SET value = ? WHERE resource = ? AND namespace = ? AND name = ?');
+      const updateObject = this.db.prepare(
+        'UPDATE store_objects SET value = ? WHERE resource = ? AND namespace = ? AND name = ?',
+      );
       for (const row of objects) {
         const next = fn(row.value);
         if (next === row.value) continue;
         updateObject.run(next, resource, row.namespace, row.name);
         changed++;
       }
-      const log = this.db.prepare('SELECT rv, value FROM store_log WHERE resource = ?').all(resource) as { rv: number; value: string }[];
+      const log = this.db.prepare('SELECT rv, value FROM store_log WHERE resource = ?').all(resource) as {
+        rv: number;
+        value: string;
+      }[];
       const updateLog = this.db.prepare('UPDATE store_log SET value = ? WHERE rv = ?');
       for (const record of log) {
         const next = fn(record.value);

@@ -97,9 +97,7 @@ export const errors = {
   },
   /** 422 naming each offending field, e.g. `ConfigMap "x" is invalid: metadata.name: Invalid value: ...`. */
   invalid(kind: string, group: string, name: string, causes: StatusCause[]): ApiError {
-    const summary = causes
-      .map((c) => (c.field ? `${c.field}: ${c.message}` : c.message))
-      .join(', ');
+    const summary = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
     const qualifiedKind = group ? `${kind}.${group}` : kind;
     const details: StatusDetails = { name, kind, causes };
     if (group) details.group = group;

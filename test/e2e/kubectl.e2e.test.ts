@@ -70,12 +70,15 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
     for (const gen of GENERATIONS) {
       void describe(`kubectl ${gen === 'v35' ? '1.35' : '1.31'}`, () => {
         const ns = `team-${gen}`;
-        const k = (args: string[], input?: string) => kubectl(gen, hub.kubeconfig, args, input === undefined ? {} : { input });
-        const ok = (args: string[], input?: string) => kubectlOk(gen, hub.kubeconfig, args, input === undefined ? {} : { input });
+        const k = (args: string[], input?: string) =>
+          kubectl(gen, hub.kubeconfig, args, input === undefined ? {} : { input });
+        const ok = (args: string[], input?: string) =>
+          kubectlOk(gen, hub.kubeconfig, args, input === undefined ? {} : { input });
 
         test('create namespace, client-side apply twice then edited', async () => {
           assert.match(await ok(['create', 'namespace', ns]), new RegExp(`namespace/${ns} created`));
-          const manifest = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ${ns}\n  labels: {app: demo}\ndata:\n  key: ${value}\n`;
+          const manifest = (value: string) =>
+            `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: ${ns}\n  labels: {app: demo}\ndata:\n  key: ${value}\n`;
           assert.match(await ok(['apply', '-f', '-'], manifest('v1')), /configmap\/app created/);
           assert.match(await ok(['apply', '-f', '-'], manifest('v1')), /configmap\/app unchanged/);
           assert.match(await ok(['apply', '-f', '-'], manifest('v2')), /configmap\/app configured/);
@@ -83,28 +86,56 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
         });
 
         test('server-side apply, a conflict with another manager, and --force-conflicts', async () => {
-          const manifest = (value: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa","namespace":"${ns}"},"data":{"key":"${value}"}}`;
-          assert.match(await ok(['apply', '--server-side', '-f', '-'], manifest('a')), /configmap\/ssa serverside-applied/);
-          await ok(['-n', ns, 'patch', 'configmap', 'ssa', '--type=merge', '-p', '{"data":{"key":"patched"}}']);
+          const manifest = (value: string) =>
+            `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ssa","namespace":"${ns}"},"data":{"key":"${value}"}}`;
+          assert.match(
+            await ok(['apply', '--server-side', '-f', '-'], manifest('a')),
+            /configmap\/ssa serverside-applied/,
+          );
+          await ok([
+            '-n',
+            ns,
+            'patch',
+            'configmap',
+            'ssa',
+            '--type=merge',
+            '-p',
+            '{"data":{"key":"patched"}}',
+          ]);
           const conflict = await k(['apply', '--server-side', '-f', '-'], manifest('b'));
           assert.notEqual(conflict.code, 0);
-          assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: \.data\.key/);
+          assert.match(
+            conflict.stderr,
+            /Apply failed with 1 conflict: conflict with "kubectl-patch" using v1: \.data\.key/,
+          );
           assert.equal(await ok(['-n', ns, 'get', 'cm', 'ssa', '-o', 'jsonpath={.data.key}']), 'patched');
-          assert.match(await ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest('b')), /serverside-applied/);
-          const managed = JSON.parse(await ok(['-n', ns, 'get', 'cm', 'ssa', '-o', 'json', '--show-managed-fields'])) as {
+          assert.match(
+            await ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], manifest('b')),
+            /serverside-applied/,
+          );
+          const managed = JSON.parse(
+            await ok(['-n', ns, 'get', 'cm', 'ssa', '-o', 'json', '--show-managed-fields']),
+          ) as {
             data: { key: string };
             metadata: { managedFields: { manager: string; operation: string }[] };
           };
           assert.equal(managed.data.key, 'b');
-          assert.ok(managed.metadata.managedFields.some((m) => m.manager === 'kubectl' && m.operation === 'Apply'));
+          assert.ok(
+            managed.metadata.managedFields.some((m) => m.manager === 'kubectl' && m.operation === 'Apply'),
+          );
         });
 
         test('get -o yaml, -o json and -o jsonpath', async () => {
           const yaml = await ok(['-n', ns, 'get', 'cm', 'app', '-o', 'yaml']);
           assert.match(yaml, /^kind: ConfigMap$/m);
           assert.match(yaml, /resourceVersion: "\d+"/);
-          const json = JSON.parse(await ok(['-n', ns, 'get', 'cm', '-l', 'app=demo', '-o', 'json'])) as { items: { metadata: { name: string } }[] };
-          assert.deepEqual(json.items.map((i) => i.metadata.name), ['app']);
+          const json = JSON.parse(await ok(['-n', ns, 'get', 'cm', '-l', 'app=demo', '-o', 'json'])) as {
+            items: { metadata: { name: string } }[];
+          };
+          assert.deepEqual(
+            json.items.map((i) => i.metadata.name),
+            ['app'],
+          );
           assert.equal(await ok(['get', 'namespace', ns, '-o', 'jsonpath={.status.phase}']), 'Active');
           const table = await ok(['-n', ns, 'get', 'cm']);
           assert.match(table, /^NAME\s+DATA\s+AGE$/m);
@@ -112,22 +143,45 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
 
         test('server-side dry run validates and stores nothing', async () => {
           const manifest = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry","namespace":"${ns}"},"data":{"a":"b"}}`;
-          assert.match(await ok(['apply', '--dry-run=server', '-f', '-'], manifest), /configmap\/dry created \(server dry run\)/);
+          assert.match(
+            await ok(['apply', '--dry-run=server', '-f', '-'], manifest),
+            /configmap\/dry created \(server dry run\)/,
+          );
           assert.match((await k(['-n', ns, 'get', 'configmap', 'dry'])).stderr, /not found/);
           await ok(['-n', ns, 'label', 'configmap', 'app', 'tier=web', '--dry-run=server']);
-          assert.equal(await ok(['-n', ns, 'get', 'configmap', 'app', '-o', 'jsonpath={.metadata.labels.tier}']), '');
+          assert.equal(
+            await ok(['-n', ns, 'get', 'configmap', 'app', '-o', 'jsonpath={.metadata.labels.tier}']),
+            '',
+          );
         });
 
         test('get -w sees an update made by another client', async () => {
-          const watcher = spawn(toolPath(gen, 'kubectl'), ['-n', ns, 'get', 'cm', 'app', '-w', '-o', 'jsonpath={.data.key}{"\\n"}'], {
-            env: { ...process.env, KUBECONFIG: hub.kubeconfig, HOME: mkdtempSync(join(tmpdir(), 'kc-')) },
-          });
+          const watcher = spawn(
+            toolPath(gen, 'kubectl'),
+            ['-n', ns, 'get', 'cm', 'app', '-w', '-o', 'jsonpath={.data.key}{"\\n"}'],
+            {
+              env: { ...process.env, KUBECONFIG: hub.kubeconfig, HOME: mkdtempSync(join(tmpdir(), 'kc-')) },
+            },
+          );
           let seen = '';
           watcher.stdout.on('data', (d: Buffer) => (seen += d.toString()));
           try {
             await eventually('the initial state', async () => (seen.includes('v2') ? true : undefined));
-            await ok(['-n', ns, 'patch', 'cm', 'app', '--type=merge', '-p', '{"data":{"key":"from-another-client"}}']);
-            await eventually('the watched update', async () => (seen.includes('from-another-client') ? true : undefined), 5_000);
+            await ok([
+              '-n',
+              ns,
+              'patch',
+              'cm',
+              'app',
+              '--type=merge',
+              '-p',
+              '{"data":{"key":"from-another-client"}}',
+            ]);
+            await eventually(
+              'the watched update',
+              async () => (seen.includes('from-another-client') ? true : undefined),
+              5_000,
+            );
           } finally {
             watcher.kill();
           }
@@ -137,7 +191,14 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           const held = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"${ns}","finalizers":["example.com/hold"]},"data":{"k":"start"}}`;
           await ok(['apply', '-f', '-'], held);
           // kubectl 1.35 waits through a WatchList (sendInitialEvents), 1.31 through list + watch.
-          const waiting = k(['-n', ns, 'wait', '--for=jsonpath={.data.k}=done', 'configmap/held', '--timeout=30s']);
+          const waiting = k([
+            '-n',
+            ns,
+            'wait',
+            '--for=jsonpath={.data.k}=done',
+            'configmap/held',
+            '--timeout=30s',
+          ]);
           await new Promise((r) => setTimeout(r, 500));
           await ok(['-n', ns, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"data":{"k":"done"}}']);
           const waited = await waiting;
@@ -146,10 +207,27 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
 
           const deleting = k(['-n', ns, 'delete', 'configmap', 'held', '--timeout=30s']);
           await eventually('the deletion mark', async () => {
-            const ts = await ok(['-n', ns, 'get', 'configmap', 'held', '-o', 'jsonpath={.metadata.deletionTimestamp}']);
+            const ts = await ok([
+              '-n',
+              ns,
+              'get',
+              'configmap',
+              'held',
+              '-o',
+              'jsonpath={.metadata.deletionTimestamp}',
+            ]);
             return ts ? ts : undefined;
           });
-          await ok(['-n', ns, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+          await ok([
+            '-n',
+            ns,
+            'patch',
+            'configmap',
+            'held',
+            '--type=merge',
+            '-p',
+            '{"metadata":{"finalizers":null}}',
+          ]);
           const deleted = await deleting;
           assert.equal(deleted.code, 0, deleted.stderr);
           assert.match(deleted.stdout, /configmap "held" deleted/);
@@ -159,17 +237,50 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
         test('a viewer token reads but may not create; can-i answers per role', async () => {
           await ok(['-n', ns, 'create', 'serviceaccount', 'viewer']);
           await ok(['-n', ns, 'create', 'serviceaccount', 'operator']);
-          await ok(['-n', ns, 'create', 'rolebinding', 'viewer', '--clusterrole=fleethub:viewer', `--serviceaccount=${ns}:viewer`]);
+          await ok([
+            '-n',
+            ns,
+            'create',
+            'rolebinding',
+            'viewer',
+            '--clusterrole=fleethub:viewer',
+            `--serviceaccount=${ns}:viewer`,
+          ]);
           // Operators work across the fleet: a cluster-wide binding, as an admin would grant it.
-          await ok(['create', 'clusterrolebinding', `operator-${ns}`, '--clusterrole=fleethub:operator', `--serviceaccount=${ns}:operator`]);
+          await ok([
+            'create',
+            'clusterrolebinding',
+            `operator-${ns}`,
+            '--clusterrole=fleethub:operator',
+            `--serviceaccount=${ns}:operator`,
+          ]);
           const viewer = (await ok(['-n', ns, 'create', 'token', 'viewer', '--duration=10m'])).trim();
           const operator = (await ok(['-n', ns, 'create', 'token', 'operator'])).trim();
-          assert.match(await ok(['--token', viewer, '-n', ns, 'get', 'cm', 'app', '-o', 'name']), /configmap\/app/);
-          const denied = await k(['--token', viewer, '-n', ns, 'create', 'configmap', 'nope', '--from-literal=a=b']);
+          assert.match(
+            await ok(['--token', viewer, '-n', ns, 'get', 'cm', 'app', '-o', 'name']),
+            /configmap\/app/,
+          );
+          const denied = await k([
+            '--token',
+            viewer,
+            '-n',
+            ns,
+            'create',
+            'configmap',
+            'nope',
+            '--from-literal=a=b',
+          ]);
           assert.notEqual(denied.code, 0);
-          assert.match(denied.stderr, new RegExp(`configmaps is forbidden: User "system:serviceaccount:${ns}:viewer" cannot create resource "configmaps"`));
+          assert.match(
+            denied.stderr,
+            new RegExp(
+              `configmaps is forbidden: User "system:serviceaccount:${ns}:viewer" cannot create resource "configmaps"`,
+            ),
+          );
           const canI = async (token: string | undefined, ...args: string[]) =>
-            (await k([...(token ? ['--token', token] : []), 'auth', 'can-i', ...args, '-n', ns])).stdout.trim();
+            (
+              await k([...(token ? ['--token', token] : []), 'auth', 'can-i', ...args, '-n', ns])
+            ).stdout.trim();
           assert.equal(await canI(undefined, 'create', 'configmaps'), 'yes');
           assert.equal(await canI(undefined, 'delete', 'clusterroles'), 'yes');
           assert.equal(await canI(viewer, 'get', 'configmaps'), 'yes');
@@ -206,10 +317,15 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           for (const file of dirs.flatMap(filesUnder)) {
             const bytes = readFileSync(file);
             if (bytes.includes(control)) controlFound = true;
-            for (const needle of needles) assert.equal(bytes.includes(needle), false, `${needle} found in ${file}`);
+            for (const needle of needles)
+              assert.equal(bytes.includes(needle), false, `${needle} found in ${file}`);
           }
-          assert.ok(controlFound, 'the plaintext control value is on disk, so the search can see stored bytes');
-          for (const needle of needles) assert.equal(hub.output().includes(needle), false, 'secret value in the hub log');
+          assert.ok(
+            controlFound,
+            'the plaintext control value is on disk, so the search can see stored bytes',
+          );
+          for (const needle of needles)
+            assert.equal(hub.output().includes(needle), false, 'secret value in the hub log');
         });
 
         test('delete, and the audit log records who changed what', async () => {
@@ -218,14 +334,25 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           assert.match(missing.stderr, /configmaps "app" not found/);
           type Events = { items: { spec: Record<string, unknown> }[] };
           // The audit sink writes in small batches off the request path.
-          const { events, deleted } = await eventually('the delete in the audit log', async () => {
-            const events = JSON.parse(await ok(['get', 'auditevents', '-o', 'json'])) as Events;
-            const deleted = events.items.find((e) => e.spec.verb === 'delete' && e.spec.namespace === ns && e.spec.name === 'app');
-            return deleted ? { events, deleted } : undefined;
-          }, 5_000);
+          const { events, deleted } = await eventually(
+            'the delete in the audit log',
+            async () => {
+              const events = JSON.parse(await ok(['get', 'auditevents', '-o', 'json'])) as Events;
+              const deleted = events.items.find(
+                (e) => e.spec.verb === 'delete' && e.spec.namespace === ns && e.spec.name === 'app',
+              );
+              return deleted ? { events, deleted } : undefined;
+            },
+            5_000,
+          );
           assert.equal((deleted.spec.user as { username: string }).username, 'fleethub-admin');
           assert.equal(deleted.spec.responseCode, 200);
-          assert.ok(events.items.some((e) => e.spec.resource === 'secrets' && e.spec.verb === 'get' && e.spec.namespace === ns), 'secret reads are audited');
+          assert.ok(
+            events.items.some(
+              (e) => e.spec.resource === 'secrets' && e.spec.verb === 'get' && e.spec.namespace === ns,
+            ),
+            'secret reads are audited',
+          );
           const table = await ok(['get', 'auditevents']);
           assert.match(table, /^NAME\s+TIME\s+USER\s+VERB/m);
           const write = await k(['delete', 'auditevents', '--all']);
@@ -239,18 +366,39 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           await ok(['-n', doomed, 'create', 'serviceaccount', 'b']);
           const held = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"held","namespace":"${doomed}","finalizers":["example.com/hold"]}}`;
           await ok(['apply', '-f', '-'], held);
-          assert.match(await ok(['delete', 'namespace', doomed, '--wait=false']), new RegExp(`namespace "${doomed}" deleted`));
+          assert.match(
+            await ok(['delete', 'namespace', doomed, '--wait=false']),
+            new RegExp(`namespace "${doomed}" deleted`),
+          );
           // The finalizer holds one object, so the namespace stays Terminating with the rest gone.
           await eventually('the unheld content to go', async () => {
-            const names = (await ok(['-n', doomed, 'get', 'configmaps,serviceaccounts', '-o', 'name'])).trim();
+            const names = (
+              await ok(['-n', doomed, 'get', 'configmaps,serviceaccounts', '-o', 'name'])
+            ).trim();
             return names === 'configmap/held' ? true : undefined;
           });
-          assert.equal(await ok(['get', 'namespace', doomed, '-o', 'jsonpath={.status.phase}']), 'Terminating');
+          assert.equal(
+            await ok(['get', 'namespace', doomed, '-o', 'jsonpath={.status.phase}']),
+            'Terminating',
+          );
           const refused = await k(['-n', doomed, 'create', 'configmap', 'late', '--from-literal=a=b']);
           assert.match(refused.stderr, /because it is being terminated/);
           await ok(['delete', 'namespace', doomed, '--wait=false']);
-          assert.equal(await ok(['-n', doomed, 'get', 'configmap', 'held', '-o', 'name']), 'configmap/held\n', 'a second delete changes nothing');
-          await ok(['-n', doomed, 'patch', 'configmap', 'held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+          assert.equal(
+            await ok(['-n', doomed, 'get', 'configmap', 'held', '-o', 'name']),
+            'configmap/held\n',
+            'a second delete changes nothing',
+          );
+          await ok([
+            '-n',
+            doomed,
+            'patch',
+            'configmap',
+            'held',
+            '--type=merge',
+            '-p',
+            '{"metadata":{"finalizers":null}}',
+          ]);
           await eventually('the namespace to go', async () => {
             const r = await k(['get', 'namespace', doomed]);
             return r.code !== 0 && /not found/.test(r.stderr) ? true : undefined;
@@ -260,4 +408,3 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
     }
   });
 }
-

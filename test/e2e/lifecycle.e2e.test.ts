@@ -50,7 +50,20 @@ test('unauthenticated API requests get a 401 Status', async () => {
 });
 
 test('plain HTTP is refused on a non-loopback address', () => {
-  const result = spawnSync(process.execPath, [join(root, 'bin', 'fleethub.js'), 'hub', '--data-dir', mkdtempSync(join(tmpdir(), 'fh-')), '--listen', '127.0.0.1:0', '--insecure-http-listen', '0.0.0.0:0'], { encoding: 'utf8', timeout: 20_000 });
+  const result = spawnSync(
+    process.execPath,
+    [
+      join(root, 'bin', 'fleethub.js'),
+      'hub',
+      '--data-dir',
+      mkdtempSync(join(tmpdir(), 'fh-')),
+      '--listen',
+      '127.0.0.1:0',
+      '--insecure-http-listen',
+      '0.0.0.0:0',
+    ],
+    { encoding: 'utf8', timeout: 20_000 },
+  );
   assert.equal(result.status, 2);
   assert.match(result.stderr, /--insecure-http-listen must be a loopback address/);
 });
@@ -59,7 +72,10 @@ test('a restart keeps objects, keys and the admin credential', async () => {
   await kubectlOk('v35', hub.kubeconfig, ['create', 'namespace', 'kept']);
   assert.equal(await hub.stop(), 0);
   hub = await startHubProcess({ dataDir: hub.dataDir });
-  assert.match(await kubectlOk('v31', hub.kubeconfig, ['get', 'namespace', 'kept', '-o', 'name']), /namespace\/kept/);
+  assert.match(
+    await kubectlOk('v31', hub.kubeconfig, ['get', 'namespace', 'kept', '-o', 'name']),
+    /namespace\/kept/,
+  );
 });
 
 test('SIGTERM ends open watches and exits 0', async () => {

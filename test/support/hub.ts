@@ -33,7 +33,16 @@ export interface StartHubOptions {
 
 export async function startHubProcess(options: StartHubOptions = {}): Promise<HubProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fleethub-hub-'));
-  const args = [join(root, 'bin', 'fleethub.js'), 'hub', '--data-dir', dataDir, '--listen', '127.0.0.1:0', '--log-level', 'debug'];
+  const args = [
+    join(root, 'bin', 'fleethub.js'),
+    'hub',
+    '--data-dir',
+    dataDir,
+    '--listen',
+    '127.0.0.1:0',
+    '--log-level',
+    'debug',
+  ];
   if (options.database) args.push('--database', options.database);
   args.push(...(options.extraArgs ?? []));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -114,7 +123,12 @@ export function hubRequest(
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, json: () => JSON.parse(text) as Record<string, unknown> }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text,
+            json: () => JSON.parse(text) as Record<string, unknown>,
+          }),
         );
       },
     );

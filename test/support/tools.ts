@@ -67,14 +67,26 @@ export function run(command: string, args: string[], options: RunOptions = {}): 
   });
 }
 
-export function kubectl(generation: Generation, kubeconfig: string, args: string[], options: Omit<RunOptions, 'kubeconfig'> = {}): Promise<RunResult> {
+export function kubectl(
+  generation: Generation,
+  kubeconfig: string,
+  args: string[],
+  options: Omit<RunOptions, 'kubeconfig'> = {},
+): Promise<RunResult> {
   return run(toolPath(generation, 'kubectl'), args, { ...options, kubeconfig });
 }
 
 /** Like kubectl() but fails the test with the command's output when it exits non-zero. */
-export async function kubectlOk(generation: Generation, kubeconfig: string, args: string[], options: Omit<RunOptions, 'kubeconfig'> = {}): Promise<string> {
+export async function kubectlOk(
+  generation: Generation,
+  kubeconfig: string,
+  args: string[],
+  options: Omit<RunOptions, 'kubeconfig'> = {},
+): Promise<string> {
   const result = await kubectl(generation, kubeconfig, args, options);
   if (result.code !== 0)
-    throw new Error(`kubectl ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    throw new Error(
+      `kubectl ${args.join(' ')} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
   return result.stdout;
 }

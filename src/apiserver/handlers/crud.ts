@@ -31,10 +31,16 @@ const MAX_PATCH_RETRIES = 5;
 function respondObject(ctx: RequestContext, code: number, obj: KubeObject): void {
   ctx.code = code;
   if (ctx.warnings.length > 0)
-    ctx.res.setHeader('Warning', ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+    ctx.res.setHeader(
+      'Warning',
+      ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
   const tableVersion = wantsTable(ctx.req.headers.accept);
   if (tableVersion) {
-    const table = tableFromObject(ctx.def, obj, { includeObject: parseIncludeObject(ctx.query), version: tableVersion });
+    const table = tableFromObject(ctx.def, obj, {
+      includeObject: parseIncludeObject(ctx.query),
+      version: tableVersion,
+    });
     writeJson(ctx.res, code, table, tableContentType(tableVersion));
     return;
   }
@@ -63,7 +69,11 @@ export async function getObject(deps: CrudDeps, ctx: RequestContext): Promise<vo
 export async function listObjects(deps: CrudDeps, ctx: RequestContext): Promise<void> {
   if (ctx.query.get('sendInitialEvents') !== null)
     throw errors.invalid('ListOptions', 'meta.k8s.io', '', [
-      { reason: 'FieldValueForbidden', message: 'Forbidden: sendInitialEvents is forbidden for list', field: 'sendInitialEvents' },
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: sendInitialEvents is forbidden for list',
+        field: 'sendInitialEvents',
+      },
     ]);
   const result = await listMatching(deps.store, ctx);
   ctx.code = 200;
@@ -72,7 +82,10 @@ export async function listObjects(deps: CrudDeps, ctx: RequestContext): Promise<
     const meta: Parameters<typeof tableFromList>[2] = { resourceVersion: result.resourceVersion };
     if (result.continue) meta.continue = result.continue;
     if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-    const table = tableFromList(ctx.def, result.items, meta, { includeObject: parseIncludeObject(ctx.query), version: tableVersion });
+    const table = tableFromList(ctx.def, result.items, meta, {
+      includeObject: parseIncludeObject(ctx.query),
+      version: tableVersion,
+    });
     writeJson(ctx.res, 200, table, tableContentType(tableVersion));
     return;
   }
@@ -92,7 +105,8 @@ async function listMatching(store: Store, ctx: RequestContext): Promise<ListResu
 function parseLimit(value: string | null): number | undefined {
   if (value === null || value === '') return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw errors.badRequest(`limit must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0)
+    throw errors.badRequest(`limit must be a non-negative integer, got "${value}"`);
   return n;
 }
 
@@ -109,7 +123,12 @@ function listBody(def: KindDefinition, result: ListResult): Record<string, unkno
 }
 
 /** Defaults, validation and field ownership for an object about to be created. */
-function prepareCreate(deps: CrudDeps, ctx: RequestContext, obj: KubeObject, manager: string | undefined): void {
+function prepareCreate(
+  deps: CrudDeps,
+  ctx: RequestContext,
+  obj: KubeObject,
+  manager: string | undefined,
+): void {
   clearServerFields(obj);
   resolveGenerateName(obj);
   // A kind with a status subresource takes no status on create; its defaults set the initial one.
@@ -144,7 +163,9 @@ async function storeUpdate(
 ): Promise<KubeObject> {
   const subresource = ctx.info.subresource === 'status' ? 'status' : undefined;
   if (next.metadata.name !== live.metadata.name)
-    throw errors.badRequest(`the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${String(live.metadata.name)})`);
+    throw errors.badRequest(
+      `the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${String(live.metadata.name)})`,
+    );
   bindNamespace(next, ctx.def, namespaceOf(ctx));
   const outcome = validateObject(ctx.def, next, parseFieldValidation(ctx.query.get('fieldValidation')), live);
   ctx.warnings.push(...outcome.warnings);
@@ -161,7 +182,9 @@ export async function replaceObject(deps: CrudDeps, ctx: RequestContext): Promis
   const body = await readBody(ctx.req);
   const obj = asKubeObject(decodeObjectBody(ctx.req.headers['content-type'], body), ctx.def);
   if (obj.metadata.name !== undefined && obj.metadata.name !== ctx.info.name)
-    throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
+    throw errors.badRequest(
+      `the name of the object (${obj.metadata.name}) does not match the name on the URL (${ctx.info.name})`,
+    );
   obj.metadata.name = ctx.info.name;
   const live = await deps.store.get(ctx.resource, namespaceOf(ctx), ctx.info.name);
   if (!live) throw errors.notFound(ctx.def.plural, ctx.def.group, ctx.info.name);
@@ -179,7 +202,11 @@ export async function patchObject(deps: CrudDeps, ctx: RequestContext): Promise<
   const isApply = type === 'apply';
   if (ctx.query.get('force') !== null && !isApply)
     throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
-      { reason: 'FieldValueForbidden', message: 'Forbidden: may not be specified for non-apply patch', field: 'force' },
+      {
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: may not be specified for non-apply patch',
+        field: 'force',
+      },
     ]);
   const manager = fieldManagerOf(ctx, isApply);
   if (isApply) return applyObject(deps, ctx, decodeApplyBody(body), manager);
@@ -195,7 +222,11 @@ export async function patchObject(deps: CrudDeps, ctx: RequestContext): Promise<
       return;
     } catch (e) {
       // A patch is relative to whatever is stored: on a race, re-read and re-apply, like kube-apiserver.
-      if (!(e instanceof ApiError && e.code === 409 && e.reason === 'Conflict') || clientSetVersion || attempt >= MAX_PATCH_RETRIES)
+      if (
+        !(e instanceof ApiError && e.code === 409 && e.reason === 'Conflict') ||
+        clientSetVersion ||
+        attempt >= MAX_PATCH_RETRIES
+      )
         throw e;
     }
   }
@@ -210,12 +241,19 @@ function peekJson(body: Buffer): unknown {
   }
 }
 
-async function applyObject(deps: CrudDeps, ctx: RequestContext, body: unknown, manager: string): Promise<void> {
+async function applyObject(
+  deps: CrudDeps,
+  ctx: RequestContext,
+  body: unknown,
+  manager: string,
+): Promise<void> {
   const force = ctx.query.get('force') === 'true';
   for (let attempt = 1; ; attempt++) {
     const applied = asKubeObject(clone(body), ctx.def);
     if (applied.metadata.name !== undefined && applied.metadata.name !== ctx.info.name)
-      throw errors.badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${ctx.info.name})`);
+      throw errors.badRequest(
+        `the name of the object (${applied.metadata.name}) does not match the name on the URL (${ctx.info.name})`,
+      );
     applied.metadata.name = ctx.info.name;
     bindNamespace(applied, ctx.def, namespaceOf(ctx));
     const live = await deps.store.get(ctx.resource, namespaceOf(ctx), ctx.info.name);
@@ -235,21 +273,36 @@ async function applyObject(deps: CrudDeps, ctx: RequestContext, body: unknown, m
       respondObject(ctx, 200, updated);
       return;
     } catch (e) {
-      const raced = e instanceof ApiError && e.code === 409 && (e.reason === 'Conflict' ? !e.details?.causes : e.reason === 'AlreadyExists');
+      const raced =
+        e instanceof ApiError &&
+        e.code === 409 &&
+        (e.reason === 'Conflict' ? !e.details?.causes : e.reason === 'AlreadyExists');
       if (!raced || attempt >= MAX_PATCH_RETRIES) throw e;
     }
   }
 }
 
 function patchSetsResourceVersion(patch: unknown): boolean {
-  if (Array.isArray(patch)) return patch.some((op) => typeof op === 'object' && op !== null && String((op as { path?: unknown }).path) === '/metadata/resourceVersion');
+  if (Array.isArray(patch))
+    return patch.some(
+      (op) =>
+        typeof op === 'object' &&
+        op !== null &&
+        String((op as { path?: unknown }).path) === '/metadata/resourceVersion',
+    );
   const meta = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata;
   return meta?.resourceVersion !== undefined && meta.resourceVersion !== null;
 }
 
 /** kubectl migrating from client-side apply writes managedFields itself; then they are taken as given. */
 function managedFieldsPatched(patch: unknown): boolean {
-  if (Array.isArray(patch)) return patch.some((op) => typeof op === 'object' && op !== null && String((op as { path?: unknown }).path).startsWith('/metadata/managedFields'));
+  if (Array.isArray(patch))
+    return patch.some(
+      (op) =>
+        typeof op === 'object' &&
+        op !== null &&
+        String((op as { path?: unknown }).path).startsWith('/metadata/managedFields'),
+    );
   return (patch as { metadata?: { managedFields?: unknown } } | null)?.metadata?.managedFields !== undefined;
 }
 
@@ -298,7 +351,12 @@ export async function deleteCollection(deps: CrudDeps, ctx: RequestContext): Pro
   const deleted: KubeObject[] = [];
   for (const item of items) {
     try {
-      const result = await deps.store.delete(ctx.resource, item.metadata.namespace ?? '', item.metadata.name!, { dryRun });
+      const result = await deps.store.delete(
+        ctx.resource,
+        item.metadata.namespace ?? '',
+        item.metadata.name!,
+        { dryRun },
+      );
       deleted.push(result.object);
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) throw e;

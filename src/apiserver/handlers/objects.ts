@@ -7,17 +7,32 @@ import type { KubeObject, Store } from '../../store/types.js';
 import { ApiError, errors } from '../../util/errors.js';
 
 /** Checks a decoded body is an object of this kind and fills apiVersion/kind. */
-export function asKubeObject(value: unknown, def: KindDefinition, kindName = def.kind, apiVersion = apiVersionOf(def)): KubeObject {
+export function asKubeObject(
+  value: unknown,
+  def: KindDefinition,
+  kindName = def.kind,
+  apiVersion = apiVersionOf(def),
+): KubeObject {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw errors.badRequest(`the request body must be a JSON or YAML object of kind ${kindName}`);
   const obj = value as Record<string, unknown>;
   if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion)
-    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    throw errors.badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
   if (obj.kind !== undefined && obj.kind !== kindName)
-    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kindName})`);
+    throw errors.badRequest(
+      `the kind in the data (${String(obj.kind)}) does not match the expected kind (${kindName})`,
+    );
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata))
-    throw errors.invalid(kindName, def.group, '', [{ reason: 'FieldValueTypeInvalid', message: 'Invalid value: metadata must be an object', field: 'metadata' }]);
+    throw errors.invalid(kindName, def.group, '', [
+      {
+        reason: 'FieldValueTypeInvalid',
+        message: 'Invalid value: metadata must be an object',
+        field: 'metadata',
+      },
+    ]);
   obj.apiVersion = apiVersion;
   obj.kind = kindName;
   dropNulls(obj);
@@ -28,10 +43,11 @@ export function asKubeObject(value: unknown, def: KindDefinition, kindName = def
 function dropNulls(value: Record<string, unknown>): void {
   for (const [key, child] of Object.entries(value)) {
     if (child === null) {
-      delete value[key];
+      Reflect.deleteProperty(value, key);
     } else if (Array.isArray(child)) {
       for (const item of child as unknown[])
-        if (item !== null && typeof item === 'object' && !Array.isArray(item)) dropNulls(item as Record<string, unknown>);
+        if (item !== null && typeof item === 'object' && !Array.isArray(item))
+          dropNulls(item as Record<string, unknown>);
     } else if (typeof child === 'object') {
       dropNulls(child as Record<string, unknown>);
     }
@@ -46,7 +62,9 @@ export function bindNamespace(obj: KubeObject, def: KindDefinition, pathNamespac
   }
   const bodyNamespace = obj.metadata.namespace;
   if (bodyNamespace && bodyNamespace !== pathNamespace)
-    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    throw errors.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
   obj.metadata.namespace = pathNamespace;
 }
 
@@ -64,8 +82,16 @@ export function resolveGenerateName(obj: KubeObject): void {
 /** Fields a client may not set on create: the server owns them. */
 export function clearServerFields(obj: KubeObject): void {
   const meta = obj.metadata;
-  for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'selfLink'])
-    delete meta[field];
+  for (const field of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'generation',
+    'selfLink',
+  ])
+    Reflect.deleteProperty(meta, field);
 }
 
 /** Namespaced writes need an existing, non-terminating namespace. */
@@ -77,7 +103,17 @@ export async function assertNamespaceWritable(store: Store, namespace: string): 
       403,
       'Forbidden',
       `unable to create new content in namespace ${namespace} because it is being terminated`,
-      { name: namespace, kind: 'namespaces', causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }] },
+      {
+        name: namespace,
+        kind: 'namespaces',
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      },
     );
 }
 

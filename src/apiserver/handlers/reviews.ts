@@ -17,7 +17,15 @@ export interface ReviewDeps {
   store: Store;
 }
 
-type Attributes = { namespace?: string; verb?: string; group?: string; version?: string; resource?: string; subresource?: string; name?: string };
+type Attributes = {
+  namespace?: string;
+  verb?: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+};
 
 export async function createReview(deps: ReviewDeps, ctx: RequestContext): Promise<void> {
   const body = await readBody(ctx.req);
@@ -29,15 +37,30 @@ export async function createReview(deps: ReviewDeps, ctx: RequestContext): Promi
   const user = ctx.user;
   switch (ctx.def.kind) {
     case 'SelfSubjectReview':
-      review.status = { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups, ...(user.extra ? { extra: user.extra } : {}) } };
+      review.status = {
+        userInfo: {
+          username: user.username,
+          ...(user.uid ? { uid: user.uid } : {}),
+          groups: user.groups,
+          ...(user.extra ? { extra: user.extra } : {}),
+        },
+      };
       break;
     case 'SelfSubjectAccessReview': {
-      const spec = review.spec as { resourceAttributes?: Attributes; nonResourceAttributes?: { path?: string; verb?: string } };
+      const spec = review.spec as {
+        resourceAttributes?: Attributes;
+        nonResourceAttributes?: { path?: string; verb?: string };
+      };
       const resource = spec.resourceAttributes;
       const nonResource = spec.nonResourceAttributes;
       if (!resource && !nonResource)
         throw errors.invalid(ctx.def.kind, ctx.def.group, '', [
-          { reason: 'FieldValueRequired', message: 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified', field: 'spec.resourceAttributes' },
+          {
+            reason: 'FieldValueRequired',
+            message:
+              'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+            field: 'spec.resourceAttributes',
+          },
         ]);
       const decision = deps.authorizer
         ? deps.authorizer.authorize(
@@ -54,7 +77,18 @@ export async function createReview(deps: ReviewDeps, ctx: RequestContext): Promi
                   namespace: resource.namespace ?? '',
                   name: resource.name ?? '',
                 }
-              : { user, verb: nonResource?.verb ?? '', isResourceRequest: false, path: nonResource?.path ?? '', apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' },
+              : {
+                  user,
+                  verb: nonResource?.verb ?? '',
+                  isResourceRequest: false,
+                  path: nonResource?.path ?? '',
+                  apiGroup: '',
+                  apiVersion: '',
+                  resource: '',
+                  subresource: '',
+                  namespace: '',
+                  name: '',
+                },
           )
         : { allowed: true, reason: 'no authorizer configured' };
       review.status = { allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) };
@@ -64,7 +98,11 @@ export async function createReview(deps: ReviewDeps, ctx: RequestContext): Promi
       const namespace = (review.spec as { namespace?: string }).namespace ?? '';
       review.status = deps.authorizer?.rulesFor
         ? deps.authorizer.rulesFor(user, namespace)
-        : { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false };
+        : {
+            resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+            nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+            incomplete: false,
+          };
       break;
     }
     default:
@@ -98,15 +136,26 @@ export async function createToken(deps: ReviewDeps, ctx: RequestContext): Promis
   const seconds = spec.expirationSeconds ?? DEFAULT_TOKEN_SECONDS;
   if (seconds < MIN_TOKEN_SECONDS || seconds > MAX_TOKEN_SECONDS)
     throw errors.invalid('TokenRequest', 'authentication.k8s.io', ctx.info.name, [
-      { reason: 'FieldValueInvalid', message: `Invalid value: ${seconds}: must be between ${MIN_TOKEN_SECONDS} seconds (10 minutes) and ${MAX_TOKEN_SECONDS} seconds (48 hours)`, field: 'spec.expirationSeconds' },
+      {
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${seconds}: must be between ${MIN_TOKEN_SECONDS} seconds (10 minutes) and ${MAX_TOKEN_SECONDS} seconds (48 hours)`,
+        field: 'spec.expirationSeconds',
+      },
     ]);
   const sa = await deps.store.get('serviceaccounts', ctx.info.namespace, ctx.info.name);
   if (!sa) throw errors.notFound('serviceaccounts', '', ctx.info.name);
-  const issued = await deps.tokens.issueServiceAccountToken(sa, { expirationSeconds: seconds, audiences: spec.audiences ?? [] });
+  const issued = await deps.tokens.issueServiceAccountToken(sa, {
+    expirationSeconds: seconds,
+    audiences: spec.audiences ?? [],
+  });
   const response = {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
-    metadata: { name: ctx.info.name, namespace: ctx.info.namespace, creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+    metadata: {
+      name: ctx.info.name,
+      namespace: ctx.info.namespace,
+      creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
     spec: { audiences: spec.audiences ?? [], expirationSeconds: seconds, boundObjectReference: null },
     status: issued,
   };

@@ -18,11 +18,16 @@ const BOOKMARK_INTERVAL_MS = 10_000;
 function watchTimeoutMs(value: string | null): number {
   if (value === null || value === '') return (1800 + Math.random() * 1800) * 1000;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw errors.badRequest(`timeoutSeconds must be a non-negative number, got "${value}"`);
+  if (!Number.isFinite(n) || n < 0)
+    throw errors.badRequest(`timeoutSeconds must be a non-negative number, got "${value}"`);
   return n * 1000;
 }
 
-export async function watchObjects(store: Store, ctx: RequestContext, registry: WatchRegistry): Promise<void> {
+export async function watchObjects(
+  store: Store,
+  ctx: RequestContext,
+  registry: WatchRegistry,
+): Promise<void> {
   const { query, def, res } = ctx;
   const predicate = listPredicate(def, query);
   const filtered = predicate !== undefined;
@@ -32,14 +37,23 @@ export async function watchObjects(store: Store, ctx: RequestContext, registry: 
   const requestedVersion = query.get('resourceVersion') ?? '';
   if (sendInitialEvents !== null && query.get('resourceVersionMatch') !== 'NotOlderThan')
     throw errors.invalid('ListOptions', 'meta.k8s.io', '', [
-      { reason: 'FieldValueForbidden', message: "Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan", field: 'sendInitialEvents' },
+      {
+        reason: 'FieldValueForbidden',
+        message:
+          'Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan',
+        field: 'sendInitialEvents',
+      },
     ]);
   if (requestedVersion !== '' && !/^\d+$/.test(requestedVersion))
-    throw errors.badRequest(`Invalid value: "${requestedVersion}": resourceVersion must be an unsigned integer`);
+    throw errors.badRequest(
+      `Invalid value: "${requestedVersion}": resourceVersion must be an unsigned integer`,
+    );
   const namespace = def.namespaced && ctx.info.namespace ? ctx.info.namespace : undefined;
   const nameFilter = ctx.info.name;
   const tableVersion = wantsTable(ctx.req.headers.accept);
-  const toTable = tableVersion ? tableWatchConverter(def, { includeObject: parseIncludeObject(query), version: tableVersion }) : undefined;
+  const toTable = tableVersion
+    ? tableWatchConverter(def, { includeObject: parseIncludeObject(query), version: tableVersion })
+    : undefined;
 
   // Initial state: WatchList asks for it explicitly; a watch from "" or "0" gets it as synthetic ADDEDs.
   const initial = sendInitialEvents === 'true' || requestedVersion === '' || requestedVersion === '0';
@@ -63,7 +77,8 @@ export async function watchObjects(store: Store, ctx: RequestContext, registry: 
   res.flushHeaders();
 
   const send = (type: string, object: unknown): void => {
-    const payload = toTable && type !== 'BOOKMARK' && type !== 'ERROR' ? toTable(object as KubeObject) : object;
+    const payload =
+      toTable && type !== 'BOOKMARK' && type !== 'ERROR' ? toTable(object as KubeObject) : object;
     res.write(`${JSON.stringify({ type, object: payload })}\n`);
   };
 
@@ -126,7 +141,8 @@ export async function watchObjects(store: Store, ctx: RequestContext, registry: 
     const watcher = store.watch(watchOptions, {
       onEvent,
       onError: (error) => {
-        const status = error instanceof ApiError ? error.toStatus() : errors.internal('watch failed').toStatus();
+        const status =
+          error instanceof ApiError ? error.toStatus() : errors.internal('watch failed').toStatus();
         send('ERROR', status);
         finish();
       },

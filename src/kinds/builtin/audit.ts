@@ -4,7 +4,6 @@ import { Type } from '@sinclair/typebox';
 import type { KindDefinition } from '../types.js';
 import { kindSchema } from '../meta.js';
 
-
 export const AuditEvent: KindDefinition = {
   group: 'fleet.fleethub.io',
   version: 'v1alpha1',
@@ -27,5 +26,3 @@ export const AuditEvent: KindDefinition = {
     { name: 'Code', type: 'integer', jsonPath: '.spec.responseCode' },
   ],
 };
-
-

@@ -59,8 +59,18 @@ export const ConfigMap: KindDefinition = {
     immutable: Type.Optional(Type.Boolean()),
   }),
   validate(obj, old) {
-    if (old && old.immutable === true && JSON.stringify([old.data, old.binaryData]) !== JSON.stringify([obj.data, obj.binaryData]))
-      return [{ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'data' }];
+    if (
+      old &&
+      old.immutable === true &&
+      JSON.stringify([old.data, old.binaryData]) !== JSON.stringify([obj.data, obj.binaryData])
+    )
+      return [
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: field is immutable when `immutable` is set',
+          field: 'data',
+        },
+      ];
     return [];
   },
 };
@@ -89,11 +99,23 @@ export const Secret: KindDefinition = {
     const causes = [];
     for (const [key, value] of Object.entries((obj.data as Record<string, string> | undefined) ?? {}))
       if (value.length % 4 !== 0 || !BASE64.test(value))
-        causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: illegal base64 data', field: `data[${key}]` });
+        causes.push({
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: illegal base64 data',
+          field: `data[${key}]`,
+        });
     if (old && old.type !== undefined && obj.type !== old.type)
-      causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: "${String(obj.type)}": field is immutable`, field: 'type' });
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${String(obj.type)}": field is immutable`,
+        field: 'type',
+      });
     if (old && old.immutable === true && JSON.stringify(old.data) !== JSON.stringify(obj.data))
-      causes.push({ reason: 'FieldValueForbidden', message: 'Forbidden: field is immutable when `immutable` is set', field: 'data' });
+      causes.push({
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: field is immutable when `immutable` is set',
+        field: 'data',
+      });
     return causes;
   },
 };
@@ -112,7 +134,9 @@ export const ServiceAccount: KindDefinition = {
     imagePullSecrets: Type.Optional(Type.Array(LocalObjectReference)),
     automountServiceAccountToken: Type.Optional(Type.Boolean()),
   }),
-  extraSubresources: [{ name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] }],
+  extraSubresources: [
+    { name: 'token', group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] },
+  ],
 };
 
 export const Event: KindDefinition = {
@@ -127,13 +151,17 @@ export const Event: KindDefinition = {
     involvedObject: ObjectReference,
     reason: Type.Optional(Type.String()),
     message: Type.Optional(Type.String()),
-    source: Type.Optional(closed({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) })),
+    source: Type.Optional(
+      closed({ component: Type.Optional(Type.String()), host: Type.Optional(Type.String()) }),
+    ),
     firstTimestamp: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     lastTimestamp: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     count: Type.Optional(Type.Integer()),
     type: Type.Optional(Type.String()),
     eventTime: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    series: Type.Optional(closed({ count: Type.Optional(Type.Integer()), lastObservedTime: Type.Optional(Type.String()) })),
+    series: Type.Optional(
+      closed({ count: Type.Optional(Type.Integer()), lastObservedTime: Type.Optional(Type.String()) }),
+    ),
     action: Type.Optional(Type.String()),
     related: Type.Optional(ObjectReference),
     reportingComponent: Type.Optional(Type.String()),
@@ -145,8 +173,10 @@ export const Event: KindDefinition = {
 function eventFields(): Record<string, (o: KubeObject) => string> {
   const fields: Record<string, (o: KubeObject) => string> = {};
   for (const f of ['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath'])
-    fields[`involvedObject.${f}`] = (o) => (o.involvedObject as Record<string, string> | undefined)?.[f] ?? '';
-  for (const f of ['reason', 'reportingComponent', 'type']) fields[f] = (o) => (o[f] as string | undefined) ?? '';
+    fields[`involvedObject.${f}`] = (o) =>
+      (o.involvedObject as Record<string, string> | undefined)?.[f] ?? '';
+  for (const f of ['reason', 'reportingComponent', 'type'])
+    fields[f] = (o) => (o[f] as string | undefined) ?? '';
   fields.source = (o) => (o.source as { component?: string } | undefined)?.component ?? '';
   return fields;
 }

@@ -36,12 +36,21 @@ const GROUP = 'rbac.authorization.k8s.io';
 
 function validateRules(obj: KubeObject): StatusCause[] {
   const causes: StatusCause[] = [];
-  const rules = (obj.rules as { verbs: string[]; resources?: string[]; nonResourceURLs?: string[] }[] | undefined) ?? [];
+  const rules =
+    (obj.rules as { verbs: string[]; resources?: string[]; nonResourceURLs?: string[] }[] | undefined) ?? [];
   rules.forEach((rule, i) => {
     if (rule.verbs.length === 0)
-      causes.push({ reason: 'FieldValueRequired', message: 'Required value: verbs must contain at least one value', field: `rules[${i}].verbs` });
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value: verbs must contain at least one value',
+        field: `rules[${i}].verbs`,
+      });
     if (!rule.resources?.length && !rule.nonResourceURLs?.length)
-      causes.push({ reason: 'FieldValueRequired', message: 'Required value: resource rules must supply at least one api group', field: `rules[${i}].resources` });
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value: resource rules must supply at least one api group',
+        field: `rules[${i}].resources`,
+      });
   });
   return causes;
 }
@@ -52,22 +61,42 @@ function validateBinding(obj: KubeObject, old: KubeObject | undefined, namespace
   if (!roleRef) return [{ reason: 'FieldValueRequired', message: 'Required value', field: 'roleRef' }];
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
   if (!kinds.includes(roleRef.kind))
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${roleRef.kind}": supported values: ${kinds.map((k) => `"${k}"`).join(', ')}`, field: 'roleRef.kind' });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${roleRef.kind}": supported values: ${kinds.map((k) => `"${k}"`).join(', ')}`,
+      field: 'roleRef.kind',
+    });
   if (roleRef.apiGroup !== GROUP)
-    causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${roleRef.apiGroup}": supported values: "${GROUP}"`, field: 'roleRef.apiGroup' });
-  if (!roleRef.name) causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'roleRef.name' });
+    causes.push({
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: "${roleRef.apiGroup}": supported values: "${GROUP}"`,
+      field: 'roleRef.apiGroup',
+    });
+  if (!roleRef.name)
+    causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: 'roleRef.name' });
   if (old && JSON.stringify(old.roleRef) !== JSON.stringify(obj.roleRef))
-    causes.push({ reason: 'FieldValueInvalid', message: 'Invalid value: cannot change roleRef', field: 'roleRef' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: 'Invalid value: cannot change roleRef',
+      field: 'roleRef',
+    });
   const subjects = (obj.subjects as { kind: string; name: string; namespace?: string }[] | undefined) ?? [];
   subjects.forEach((s, i) => {
     if (!['User', 'Group', 'ServiceAccount'].includes(s.kind))
-      causes.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: "${s.kind}": supported values: "ServiceAccount", "User", "Group"`, field: `subjects[${i}].kind` });
+      causes.push({
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${s.kind}": supported values: "ServiceAccount", "User", "Group"`,
+        field: `subjects[${i}].kind`,
+      });
     if (s.kind === 'ServiceAccount' && !namespaced && !s.namespace)
-      causes.push({ reason: 'FieldValueRequired', message: 'Required value', field: `subjects[${i}].namespace` });
+      causes.push({
+        reason: 'FieldValueRequired',
+        message: 'Required value',
+        field: `subjects[${i}].namespace`,
+      });
   });
   return causes;
 }
-
 
 export const Role: KindDefinition = {
   group: GROUP,
@@ -91,7 +120,9 @@ export const ClusterRole: KindDefinition = {
   nameRule: 'path-segment',
   schema: kindSchema('ClusterRole', `${GROUP}/v1`, {
     rules: Type.Optional(Type.Array(PolicyRule)),
-    aggregationRule: Type.Optional(closed({ clusterRoleSelectors: Type.Optional(Type.Array(LabelSelector)) })),
+    aggregationRule: Type.Optional(
+      closed({ clusterRoleSelectors: Type.Optional(Type.Array(LabelSelector)) }),
+    ),
   }),
   validate: (obj) => validateRules(obj),
 };
@@ -104,7 +135,10 @@ export const RoleBinding: KindDefinition = {
   singular: 'rolebinding',
   namespaced: true,
   nameRule: 'path-segment',
-  schema: kindSchema('RoleBinding', `${GROUP}/v1`, { subjects: Type.Optional(Type.Array(Subject)), roleRef: RoleRef }),
+  schema: kindSchema('RoleBinding', `${GROUP}/v1`, {
+    subjects: Type.Optional(Type.Array(Subject)),
+    roleRef: RoleRef,
+  }),
   validate: (obj, old) => validateBinding(obj, old, true),
 };
 
@@ -116,6 +150,9 @@ export const ClusterRoleBinding: KindDefinition = {
   singular: 'clusterrolebinding',
   namespaced: false,
   nameRule: 'path-segment',
-  schema: kindSchema('ClusterRoleBinding', `${GROUP}/v1`, { subjects: Type.Optional(Type.Array(Subject)), roleRef: RoleRef }),
+  schema: kindSchema('ClusterRoleBinding', `${GROUP}/v1`, {
+    subjects: Type.Optional(Type.Array(Subject)),
+    roleRef: RoleRef,
+  }),
   validate: (obj, old) => validateBinding(obj, old, false),
 };

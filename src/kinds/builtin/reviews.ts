@@ -68,9 +68,7 @@ export const TokenRequestSchema = kindSchema('TokenRequest', 'authentication.k8s
     closed({
       audiences: Type.Optional(Type.Array(Type.String())),
       expirationSeconds: Type.Optional(Type.Integer()),
-      boundObjectReference: Type.Optional(
-        closed({ kind: str, apiVersion: str, name: str, uid: str }),
-      ),
+      boundObjectReference: Type.Optional(closed({ kind: str, apiVersion: str, name: str, uid: str })),
     }),
   ),
   status: anyStatus,
