@@ -6,6 +6,7 @@ import { ALL_VERBS, resourceName, type Verb } from '../kinds/types.js';
 import type { Store } from '../store/types.js';
 import { ApiError, errors } from '../util/errors.js';
 import type { RequestContext } from './context.js';
+import { nonResourceAttributes, resourceAttributes } from './authz-attributes.js';
 import { shouldAudit } from '../security/audit.js';
 import { DiscoveryRoutes } from './discovery-routes.js';
 import { FieldManager } from './field-manager.js';
@@ -107,31 +108,8 @@ export class ApiServer {
     const authorizer = this.options.authorizer;
     if (!authorizer) return;
     const attrs = info.isResourceRequest
-      ? {
-          user,
-          verb: info.verb,
-          isResourceRequest: true,
-          path: info.path,
-          apiGroup: info.group,
-          apiVersion: info.version,
-          resource: info.resource,
-          subresource: info.subresource,
-          // As in kube-apiserver, a namespace is in itself: a RoleBinding in "team" may grant get on it.
-          namespace: info.group === '' && info.resource === 'namespaces' ? info.name : info.namespace,
-          name: info.name,
-        }
-      : {
-          user,
-          verb: info.verb,
-          isResourceRequest: false,
-          path: info.path,
-          apiGroup: '',
-          apiVersion: '',
-          resource: '',
-          subresource: '',
-          namespace: '',
-          name: '',
-        };
+      ? resourceAttributes(user, info, info.path)
+      : nonResourceAttributes(user, info.verb, info.path);
     const decision = authorizer.authorize(attrs);
     if (decision.allowed) return;
     if (!info.isResourceRequest)

@@ -75,6 +75,9 @@ export async function listObjects(deps: CrudDeps, ctx: RequestContext): Promise<
         field: 'sendInitialEvents',
       },
     ]);
+  const version = ctx.query.get('resourceVersion');
+  if (version && !/^\d+$/.test(version))
+    throw errors.badRequest(`resourceVersion: Invalid value: "${version}": must be an unsigned integer`);
   const result = await listMatching(deps.store, ctx);
   ctx.code = 200;
   const tableVersion = wantsTable(ctx.req.headers.accept);

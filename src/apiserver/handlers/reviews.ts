@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.js';
 import { writeJson } from '../respond.js';
 import type { Authorizer, TokenIssuer } from '../types.js';
 import { asKubeObject } from './objects.js';
+import { nonResourceAttributes, resourceAttributes } from '../authz-attributes.js';
 
 export interface ReviewDeps {
   authorizer: Authorizer | undefined;
@@ -65,30 +66,16 @@ export async function createReview(deps: ReviewDeps, ctx: RequestContext): Promi
       const decision = deps.authorizer
         ? deps.authorizer.authorize(
             resource
-              ? {
-                  user,
+              ? resourceAttributes(user, {
                   verb: resource.verb ?? '',
-                  isResourceRequest: true,
-                  path: '',
-                  apiGroup: resource.group ?? '',
-                  apiVersion: resource.version ?? '',
+                  group: resource.group ?? '',
+                  version: resource.version ?? '',
                   resource: resource.resource ?? '',
                   subresource: resource.subresource ?? '',
                   namespace: resource.namespace ?? '',
                   name: resource.name ?? '',
-                }
-              : {
-                  user,
-                  verb: nonResource?.verb ?? '',
-                  isResourceRequest: false,
-                  path: nonResource?.path ?? '',
-                  apiGroup: '',
-                  apiVersion: '',
-                  resource: '',
-                  subresource: '',
-                  namespace: '',
-                  name: '',
-                },
+                })
+              : nonResourceAttributes(user, nonResource?.verb ?? '', nonResource?.path ?? ''),
           )
         : { allowed: true, reason: 'no authorizer configured' };
       review.status = { allowed: decision.allowed, ...(decision.reason ? { reason: decision.reason } : {}) };
