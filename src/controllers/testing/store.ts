@@ -1,5 +1,5 @@
-// Test stores for controller tests: the real memory store once `src/store/index.ts` exists (else the
-// fake), and a wrapper that breaks watches or cuts a replica off the store to simulate faults.
+// A Store wrapper for controller tests that breaks watches or cuts a replica off the store to simulate
+// faults; tests run it over the real memory store, `openStore({ url: 'memory:' })`.
 import type {
   DeleteOptions,
   KubeObject,
@@ -13,29 +13,6 @@ import type {
   WriteOptions,
 } from '../../store/types.js';
 import { errors } from '../../util/errors.js';
-import { FakeStore } from './fake-store.js';
-
-export interface TestStore {
-  store: Store;
-  /** Which implementation the tests ran on. */
-  kind: 'real' | 'fake';
-}
-
-/** Set FLEETHUB_TEST_FAKE_STORE=1 to force the fake even when the real store exists. */
-export async function openTestStore(): Promise<TestStore> {
-  if (process.env['FLEETHUB_TEST_FAKE_STORE'] !== '1') {
-    // A computed specifier: this file must compile before the store module exists.
-    const specifier = '../../store/index.js';
-    let mod: { openStore?: (options: { url: string }) => Store | Promise<Store> } | undefined;
-    try {
-      mod = (await import(specifier)) as typeof mod;
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    }
-    if (mod?.openStore) return { store: await mod.openStore({ url: 'memory:' }), kind: 'real' };
-  }
-  return { store: new FakeStore(), kind: 'fake' };
-}
 
 interface WrappedWatch {
   inner: Watcher | undefined;
