@@ -105,39 +105,40 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
     // Fan-out: WATCHERS open watches, then each write's delay until the last watcher has it.
     const watchAgent = new Agent({ keepAlive: true, maxSockets: WATCHERS + 10 });
     const pending = new Map<string, { start: number; remaining: number; done: () => void }>();
-    const watchers = await Promise.all(
-      Array.from(
-        { length: WATCHERS },
-        () =>
-          new Promise<() => void>((resolve, reject) => {
-            const req = request(
-              new URL(
-                '/api/v1/namespaces/bench/configmaps?watch=true&fieldSelector=metadata.name%3Dprobe&resourceVersion=' +
-                  '1',
-                client.url,
-              ),
-              { agent: watchAgent, ca: client.ca, headers: { Authorization: `Bearer ${client.token}` } },
-              (res) => {
-                let buffer = '';
-                res.on('data', (d: Buffer) => {
-                  buffer += d.toString();
-                  let nl: number;
-                  while ((nl = buffer.indexOf('\n')) >= 0) {
-                    const line = buffer.slice(0, nl);
-                    buffer = buffer.slice(nl + 1);
-                    const marker = /"marker":"([^"]+)"/.exec(line)?.[1];
-                    const entry = marker ? pending.get(marker) : undefined;
-                    if (entry && --entry.remaining === 0) entry.done();
-                  }
-                });
-                resolve(() => req.destroy());
-              },
-            );
-            req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
-            req.end();
-          }),
-      ),
-    );
+    const openWatcher = (): Promise<() => void> =>
+      new Promise<() => void>((resolve, reject) => {
+        const path =
+          '/api/v1/namespaces/bench/configmaps?watch=true&fieldSelector=metadata.name%3Dprobe&resourceVersion=1';
+        const req = request(
+          new URL(path, client.url),
+          { agent: watchAgent, ca: client.ca, headers: { Authorization: `Bearer ${client.token}` } },
+          (res) => {
+            let buffer = '';
+            res.on('data', (d: Buffer) => {
+              buffer += d.toString();
+              let nl: number;
+              while ((nl = buffer.indexOf('\n')) >= 0) {
+                const line = buffer.slice(0, nl);
+                buffer = buffer.slice(nl + 1);
+                const marker = /"marker":"([^"]+)"/.exec(line)?.[1];
+                const entry = marker ? pending.get(marker) : undefined;
+                if (entry && --entry.remaining === 0) entry.done();
+              }
+            });
+            resolve(() => req.destroy());
+          },
+        );
+        req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)));
+        req.end();
+      });
+    // Watchers connect in waves of 100, as agents would, not in one burst of TLS handshakes.
+    const watchers: (() => void)[] = [];
+    while (watchers.length < WATCHERS)
+      watchers.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(100, WATCHERS - watchers.length) }, openWatcher),
+        )),
+      );
     await call(client, 'POST', '/api/v1/namespaces/bench/configmaps', {
       metadata: { name: 'probe' },
       data: { marker: 'initial' },

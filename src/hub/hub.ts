@@ -64,7 +64,8 @@ function urlOf(server: Server, scheme: 'http' | 'https', host: string): string {
 function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    // A deep accept queue: a fleet's agents reconnect together after a hub restart.
+    server.listen({ port, host, backlog: 4096 }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -22,12 +22,22 @@ test('JSON pointers become Kubernetes field paths', () => {
 });
 
 test('unknown fields: Strict refuses with 400, Warn prunes and warns, Ignore prunes silently', () => {
-  const lease = () => ({ metadata: { name: 'l', namespace: 'n' }, spec: { holderIdentity: 'a', foo: 1 }, extra: true });
+  const lease = () => ({
+    metadata: { name: 'l', namespace: 'n' },
+    spec: { holderIdentity: 'a', foo: 1 },
+    extra: true,
+  });
   const strict = rejection(() => validateObject(Lease, lease(), 'Strict'));
   assert.equal(strict.code, 400);
-  assert.match(strict.message, /strict decoding error: unknown field "extra", unknown field "spec.foo"|unknown field "spec.foo", unknown field "extra"/);
+  assert.match(
+    strict.message,
+    /strict decoding error: unknown field "extra", unknown field "spec.foo"|unknown field "spec.foo", unknown field "extra"/,
+  );
   const warned = lease();
-  assert.deepEqual(validateObject(Lease, warned, 'Warn').warnings.sort(), ['unknown field "extra"', 'unknown field "spec.foo"']);
+  assert.deepEqual(validateObject(Lease, warned, 'Warn').warnings.sort(), [
+    'unknown field "extra"',
+    'unknown field "spec.foo"',
+  ]);
   assert.deepEqual(warned, { metadata: { name: 'l', namespace: 'n' }, spec: { holderIdentity: 'a' } });
   const ignored = lease();
   assert.deepEqual(validateObject(Lease, ignored, 'Ignore').warnings, []);
@@ -35,24 +45,46 @@ test('unknown fields: Strict refuses with 400, Warn prunes and warns, Ignore pru
 });
 
 test('wrong types are a 422 naming each field', () => {
-  const e = rejection(() => validateObject(ConfigMap, { metadata: { name: 'c', namespace: 'n' }, data: { a: 1, b: 'ok' } }, 'Strict'));
+  const e = rejection(() =>
+    validateObject(ConfigMap, { metadata: { name: 'c', namespace: 'n' }, data: { a: 1, b: 'ok' } }, 'Strict'),
+  );
   assert.equal(e.code, 422);
-  assert.deepEqual(e.details?.causes?.map((c) => c.field), ['data.a']);
-  const role = rejection(() => validateObject(Role, { metadata: { name: 'r', namespace: 'n' }, rules: 'x' }, 'Strict'));
-  assert.deepEqual(role.details?.causes?.map((c) => c.field), ['rules']);
+  assert.deepEqual(
+    e.details?.causes?.map((c) => c.field),
+    ['data.a'],
+  );
+  const role = rejection(() =>
+    validateObject(Role, { metadata: { name: 'r', namespace: 'n' }, rules: 'x' }, 'Strict'),
+  );
+  assert.deepEqual(
+    role.details?.causes?.map((c) => c.field),
+    ['rules'],
+  );
 });
 
 test('names follow the kind rule: DNS label for namespaces, subdomain for most, path segment for RBAC', () => {
   const ns = rejection(() => validateObject(Namespace, { metadata: { name: 'a.b' } }, 'Strict'));
-  assert.match(ns.message, /Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": a lowercase RFC 1123 label/);
+  assert.match(
+    ns.message,
+    /Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": a lowercase RFC 1123 label/,
+  );
   validateObject(ConfigMap, { metadata: { name: 'a.b', namespace: 'n' } }, 'Strict');
   validateObject(Role, { metadata: { name: 'fleethub:admin', namespace: 'n' } }, 'Strict');
   const missing = rejection(() => validateObject(ConfigMap, { metadata: { namespace: 'n' } }, 'Strict'));
-  assert.deepEqual(missing.details?.causes?.map((c) => c.reason), ['FieldValueRequired']);
+  assert.deepEqual(
+    missing.details?.causes?.map((c) => c.reason),
+    ['FieldValueRequired'],
+  );
 });
 
 test('label keys and values are checked', () => {
-  const e = rejection(() => validateObject(ConfigMap, { metadata: { name: 'c', namespace: 'n', labels: { 'bad key!': 'v', ok: 'not ok!' } } }, 'Strict'));
+  const e = rejection(() =>
+    validateObject(
+      ConfigMap,
+      { metadata: { name: 'c', namespace: 'n', labels: { 'bad key!': 'v', ok: 'not ok!' } } },
+      'Strict',
+    ),
+  );
   assert.equal(e.details?.causes?.length, 2);
   assert.ok(e.details?.causes?.every((c) => c.field === 'metadata.labels'));
 });

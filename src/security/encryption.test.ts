@@ -15,7 +15,7 @@ import {
   setPrimaryKey,
   type Keyring,
 } from './encryption.js';
-import { FakeStore } from './test-support.js';
+import { memoryStore } from './test-support.js';
 
 const PLAINTEXT = 'hunter2-very-secret-password';
 const secret = (name: string): KubeObject => ({
@@ -60,7 +60,7 @@ void test(
   'codec: secrets round-trip, stored form has no plaintext; other resources stay plain JSON',
   withDir(async (dir) => {
     const keyring = ensureKeyring(dir);
-    const store = new FakeStore(secretsCodec(keyring, new Set(['secrets'])));
+    const { store, stored } = await memoryStore(secretsCodec(keyring, new Set(['secrets'])));
     await store.create('secrets', secret('db'));
     await store.create('configmaps', {
       apiVersion: 'v1',
@@ -68,12 +68,13 @@ void test(
       metadata: { name: 'c', namespace: 'default' },
       data: { a: 'b' },
     });
-    const stored = store.rows.get('secrets')?.get('default/db') ?? '';
-    assert.match(stored, new RegExp(`^fhenc:v1:${keyring.primaryKeyId}:`));
-    assertNoPlaintext(stored);
+    const atRest = (await stored('secrets', 'default', 'db')) ?? '';
+    assert.match(atRest, new RegExp(`^fhenc:v1:${keyring.primaryKeyId}:`));
+    assertNoPlaintext(atRest);
     const back = await store.get('secrets', 'default', 'db');
     assert.deepEqual(back?.['stringData'], { token: PLAINTEXT });
-    assert.deepEqual(JSON.parse(store.rows.get('configmaps')?.get('default/c') ?? '')['data'], { a: 'b' });
+    assert.deepEqual(JSON.parse((await stored('configmaps', 'default', 'c')) ?? '')['data'], { a: 'b' });
+    await store.close();
 
     // Two encryptions of the same object differ (fresh data key and IV each time).
     const codec = secretsCodec(keyring, new Set(['secrets']));
@@ -126,7 +127,7 @@ void test(
       { encrypt: (p, c) => keyring.encrypt(p, c), decrypt: (e, c) => keyring.decrypt(e, c) },
       new Set(['secrets']),
     );
-    const store = new FakeStore(codec);
+    const { store, stored } = await memoryStore(codec);
     await store.create('secrets', secret('a'));
     await store.create('secrets', secret('b'));
 
@@ -136,19 +137,21 @@ void test(
     assert.equal(keyring.primaryKeyId, rotated.keyId);
     assert.deepEqual(keyring.keyIds.sort(), [oldId, rotated.keyId].sort());
 
-    assert.equal(envelopeKeyId(store.rows.get('secrets')?.get('default/a') ?? ''), oldId);
+    assert.equal(envelopeKeyId((await stored('secrets', 'default', 'a')) ?? ''), oldId);
     assert.deepEqual((await store.get('secrets', 'default', 'a'))?.['stringData'], { token: PLAINTEXT });
     await store.create('secrets', secret('c'));
-    assert.equal(envelopeKeyId(store.rows.get('secrets')?.get('default/c') ?? ''), rotated.keyId);
+    assert.equal(envelopeKeyId((await stored('secrets', 'default', 'c')) ?? ''), rotated.keyId);
 
     const counts = await reencryptAll(store, keyring, ['secrets']);
     assert.deepEqual(counts, { secrets: 2 }, 'only the two old-key rows are rewritten');
-    for (const [, v] of store.rows.get('secrets') ?? []) {
-      assert.equal(envelopeKeyId(v), rotated.keyId);
-      assertNoPlaintext(v);
+    for (const name of ['a', 'b', 'c']) {
+      const atRest = (await stored('secrets', 'default', name)) ?? '';
+      assert.equal(envelopeKeyId(atRest), rotated.keyId);
+      assertNoPlaintext(atRest);
     }
     assert.deepEqual(await reencryptAll(store, keyring, ['secrets']), { secrets: 0 }, 'idempotent');
     assert.equal((await store.list('secrets')).items.length, 3);
+    await store.close();
   }),
 );
 
@@ -156,15 +159,16 @@ void test(
   'plain JSON rows of a newly encrypted resource are readable and get encrypted by reencryptAll',
   withDir(async (dir) => {
     const keyring = ensureKeyring(dir);
-    const store = new FakeStore();
+    const { store, stored } = await memoryStore();
     await store.create('secrets', secret('legacy'));
     const codec = secretsCodec(keyring, new Set(['secrets']));
     assert.equal(
-      codec.decode('secrets', store.rows.get('secrets')?.get('default/legacy') ?? '').metadata.name,
+      codec.decode('secrets', (await stored('secrets', 'default', 'legacy')) ?? '').metadata.name,
       'legacy',
     );
     assert.deepEqual(await reencryptAll(store, keyring, ['secrets']), { secrets: 1 });
-    assertNoPlaintext(store.rows.get('secrets')?.get('default/legacy') ?? '');
+    assertNoPlaintext((await stored('secrets', 'default', 'legacy')) ?? '');
+    await store.close();
   }),
 );
 

@@ -2,82 +2,18 @@
 // 5xx) that names the problem, and a rejected request leaves nothing behind in the store.
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdtempSync } from 'node:fs';
-import type { ClientRequest } from 'node:http';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { hubRequest, startHubProcess, type HttpResult, type HubProcess } from '../support/hub.js';
+import {
+  hubRequest,
+  openWatch,
+  startHubProcess,
+  type HttpResult,
+  type HubProcess,
+  type WatchStream,
+} from '../support/hub.js';
 import { GENERATIONS, kubectl } from '../support/tools.js';
-
-interface WatchLine {
-  type: string;
-  object: { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
-}
-
-/** A raw watch stream: every event line it has received so far, in order. */
-class WatchStream {
-  readonly events: WatchLine[] = [];
-  private wake: (() => void)[] = [];
-  private constructor(private readonly req: ClientRequest) {}
-
-  static open(hub: HubProcess, path: string): Promise<WatchStream> {
-    return new Promise((resolve, reject) => {
-      let stream: WatchStream | undefined = undefined;
-      const req = request(
-        new URL(path, hub.url),
-        { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } },
-        (res) => {
-          if (res.statusCode !== 200) {
-            reject(new Error(`watch ${path} answered ${res.statusCode}`));
-            return;
-          }
-          let buffer = '';
-          res.on('data', (chunk: Buffer) => {
-            buffer += chunk.toString();
-            let newline: number;
-            while ((newline = buffer.indexOf('\n')) >= 0) {
-              const line = buffer.slice(0, newline).trim();
-              buffer = buffer.slice(newline + 1);
-              if (line) stream!.events.push(JSON.parse(line) as WatchLine);
-            }
-            for (const wake of stream!.wake.splice(0)) wake();
-          });
-          res.on('error', () => undefined);
-          resolve(stream!);
-        },
-      );
-      stream = new WatchStream(req);
-      req.on('error', (err) => reject(err));
-      req.end();
-    });
-  }
-
-  /** Waits for an event (at index `from` or later) matching `match`; returns its index. */
-  async waitFor(match: (e: WatchLine) => boolean, from: number, timeoutMs = 5_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.events.findIndex((e, i) => i >= from && match(e));
-      if (index >= 0) return index;
-      const left = deadline - Date.now();
-      if (left <= 0)
-        throw new Error(
-          `no matching watch event within ${timeoutMs} ms; saw ${JSON.stringify(this.events.slice(from))}`,
-        );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.wake.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
-
-  close(): void {
-    this.req.destroy();
-  }
-}
 
 /** A watched collection and a `barrier` object in it whose change proves the watch has caught up. */
 interface Watched {
@@ -175,7 +111,9 @@ describe('bad input against a real hub', () => {
       assert.equal(patched.status, 200, patched.body);
       const version = (patched.json().metadata as { resourceVersion: string }).resourceVersion;
       const stream = w.stream!;
-      const at = await stream.waitFor((e) => e.object.metadata?.resourceVersion === version, marks[i]!);
+      const { index: at } = await stream.next((e) => e.object.metadata?.resourceVersion === version, {
+        from: marks[i]!,
+      });
       const stray = stream.events.slice(marks[i], at);
       assert.deepEqual(
         stray.map((e) => `${e.type} ${e.object.metadata?.namespace ?? ''}/${e.object.metadata?.name ?? ''}`),
@@ -203,7 +141,7 @@ describe('bad input against a real hub', () => {
       const list = await send('GET', w.collection);
       assert.equal(list.status, 200, list.body);
       const version = (list.json().metadata as { resourceVersion: string }).resourceVersion;
-      w.stream = await WatchStream.open(hub, `${w.collection}?watch=true&resourceVersion=${version}`);
+      w.stream = await openWatch(hub, `${w.collection}?watch=true&resourceVersion=${version}`);
     }
   });
 

@@ -2,76 +2,13 @@
 // replica reach watches on the other, tokens work on both, and controllers fail over with the lease.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { ClientRequest } from 'node:http';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { createDatabase, startPostgres, type PostgresServer } from '../../src/testing/postgres.js';
-import { hubRequest, startHubProcess, type HubProcess } from '../support/hub.js';
+import { hubRequest, openWatch, startHubProcess, type HubProcess } from '../support/hub.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
-
-interface WatchLine {
-  type: string;
-  object: { metadata?: { name?: string }; data?: Record<string, string> };
-}
-
-/** Opens a raw watch and resolves with the first event matching `match`, or rejects after `timeoutMs`. */
-function watchUntil(
-  hub: HubProcess,
-  path: string,
-  match: (e: WatchLine) => boolean,
-): { ready: Promise<void>; event(timeoutMs: number): Promise<WatchLine>; close(): void } {
-  const seen: WatchLine[] = [];
-  let notify: (() => void) | undefined;
-  let req: ClientRequest | undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    req = request(
-      new URL(path, hub.url),
-      { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } },
-      (res) => {
-        if (res.statusCode !== 200) {
-          reject(new Error(`watch ${path} answered ${res.statusCode}`));
-          return;
-        }
-        let buffer = '';
-        res.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString();
-          let newline: number;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline).trim();
-            buffer = buffer.slice(newline + 1);
-            if (line) seen.push(JSON.parse(line) as WatchLine);
-          }
-          notify?.();
-        });
-        res.on('error', () => undefined);
-        resolve();
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-  return {
-    ready,
-    event: (timeoutMs) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no matching event within ${timeoutMs} ms; saw ${JSON.stringify(seen)}`)),
-          timeoutMs,
-        );
-        notify = () => {
-          const found = seen.find(match);
-          if (!found) return;
-          clearTimeout(timer);
-          resolve(found);
-        };
-        notify();
-      }),
-    close: () => req?.destroy(),
-  };
-}
 
 /** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes. */
 async function eventually<T>(
@@ -149,15 +86,13 @@ describe('two hub replicas on one PostgreSQL', () => {
     const list = await hubRequest(b, 'GET', '/api/v1/namespaces/default/configmaps');
     assert.equal(list.status, 200, list.body);
     const version = (list.json().metadata as { resourceVersion: string }).resourceVersion;
-    const watch = watchUntil(
+    const watch = await openWatch(
       b,
       `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${version}`,
-      (e) => e.object.metadata?.name === 'from-a',
     );
     try {
-      await watch.ready;
       await kubectlOk('v35', a.kubeconfig, ['create', 'configmap', 'from-a', '--from-literal=k=v']);
-      const event = await watch.event(1_000);
+      const { event } = await watch.next((e) => e.object.metadata?.name === 'from-a', { timeoutMs: 1_000 });
       assert.equal(event.type, 'ADDED');
       assert.deepEqual(event.object.data, { k: 'v' });
     } finally {

@@ -1,5 +1,5 @@
 // Starts real hub processes (`bin/fleethub.js hub`) on free loopback ports for end-to-end tests, and
-// gives tests the admin kubeconfig, an HTTPS client trusting the hub CA, and the process to kill.
+// gives tests the admin kubeconfig, HTTPS requests and watch streams trusting the hub CA, and the process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -134,5 +134,88 @@ export function hubRequest(
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** One line of a watch stream. */
+export interface WatchEventLine {
+  type: string;
+  object: {
+    metadata?: { name?: string; namespace?: string; resourceVersion?: string };
+    data?: Record<string, string>;
+    [field: string]: unknown;
+  };
+}
+
+/** A raw watch stream from the hub: every event line received so far, in order. */
+export interface WatchStream {
+  readonly events: WatchEventLine[];
+  /**
+   * Waits for an event at index `from` (default 0) or later that matches `match`, for at most
+   * `timeoutMs` (default 5 s) from now; rejects listing what arrived instead.
+   */
+  next(
+    match: (e: WatchEventLine) => boolean,
+    options?: { from?: number; timeoutMs?: number },
+  ): Promise<{ index: number; event: WatchEventLine }>;
+  close(): void;
+}
+
+/** Opens `path` (a `?watch=true` URL) with the admin token; resolves once the hub answers 200. */
+export function openWatch(
+  hub: Pick<HubProcess, 'url' | 'token' | 'caPem'>,
+  path: string,
+): Promise<WatchStream> {
+  const events: WatchEventLine[] = [];
+  const wake: (() => void)[] = [];
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, hub.url),
+      { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          req.destroy();
+          reject(new Error(`watch ${path} answered ${res.statusCode}`));
+          return;
+        }
+        let buffer = '';
+        res.on('data', (chunk: Buffer) => {
+          buffer += chunk.toString();
+          let newline: number;
+          while ((newline = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, newline).trim();
+            buffer = buffer.slice(newline + 1);
+            if (line) events.push(JSON.parse(line) as WatchEventLine);
+          }
+          for (const w of wake.splice(0)) w();
+        });
+        res.on('error', () => undefined);
+        resolve({
+          events,
+          async next(match, { from = 0, timeoutMs = 5_000 } = {}) {
+            const deadline = Date.now() + timeoutMs;
+            for (;;) {
+              const index = events.findIndex((e, i) => i >= from && match(e));
+              if (index >= 0) return { index, event: events[index]! };
+              const left = deadline - Date.now();
+              if (left <= 0)
+                throw new Error(
+                  `no matching watch event within ${timeoutMs} ms; saw ${JSON.stringify(events.slice(from))}`,
+                );
+              await new Promise<void>((done) => {
+                const timer = setTimeout(done, left);
+                wake.push(() => {
+                  clearTimeout(timer);
+                  done();
+                });
+              });
+            }
+          },
+          close: () => req.destroy(),
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
 }

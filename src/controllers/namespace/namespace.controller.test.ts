@@ -1,10 +1,11 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStore } from '../../store/index.js';
 import type { KubeObject, ListOptions, Store } from '../../store/types.js';
 import { errors } from '../../util/errors.js';
 import { findCondition, type Condition } from '../runtime/conditions.js';
 import { ControllerManager } from '../runtime/manager.js';
-import { FaultyStore, openTestStore } from '../testing/store.js';
+import { FaultyStore } from '../testing/store.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { namespaceController } from './namespace.controller.js';
 
@@ -56,7 +57,7 @@ describe('namespace controller', () => {
   let store: Store;
   let manager: ControllerManager | undefined;
   before(async () => {
-    ({ store } = await openTestStore());
+    store = await openStore({ url: 'memory:' });
   });
   afterEach(async () => {
     await manager?.stop();

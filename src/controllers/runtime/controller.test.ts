@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
+import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { openTestStore } from '../testing/store.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { Controller } from './controller.js';
 import { InformerSet } from './informer.js';
@@ -44,7 +44,7 @@ describe('Controller', () => {
   let ns = 0;
   let namespace: string;
   before(async () => {
-    ({ store } = await openTestStore());
+    store = await openStore({ url: 'memory:' });
   });
   after(async () => {
     await store.close();

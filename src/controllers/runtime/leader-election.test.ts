@@ -1,7 +1,8 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStore } from '../../store/index.js';
 import type { Store } from '../../store/types.js';
-import { FaultyStore, openTestStore } from '../testing/store.js';
+import { FaultyStore } from '../testing/store.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import {
   LEASE_RESOURCE,
@@ -78,7 +79,7 @@ describe('LeaderElector', () => {
   let store: Store;
   let n = 0;
   before(async () => {
-    ({ store } = await openTestStore());
+    store = await openStore({ url: 'memory:' });
   });
   afterEach(async () => {
     for (const c of live.splice(0)) {

@@ -1,7 +1,8 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { openStore } from '../../store/index.js';
 import type { Store } from '../../store/types.js';
-import { FaultyStore, openTestStore } from '../testing/store.js';
+import { FaultyStore } from '../testing/store.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { Controller } from './controller.js';
 import { ControllerManager } from './manager.js';
@@ -12,7 +13,7 @@ describe('ControllerManager', () => {
   let store: Store;
   const managers: ControllerManager[] = [];
   before(async () => {
-    ({ store } = await openTestStore());
+    store = await openStore({ url: 'memory:' });
   });
   afterEach(async () => {
     for (const m of managers.splice(0)) await m.stop();
