@@ -5,9 +5,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startHub, type Hub } from '../src/hub/hub.js';
-import { hubConfig } from '../src/hub/config.js';
-import { readKubeconfig } from '../src/security/kubeconfig.js';
+import { startHubProcess } from '../test/support/hub.js';
 import { createDatabase, startPostgres } from '../src/testing/postgres.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10_000);
@@ -68,14 +66,16 @@ async function timed(runs: number, fn: () => Promise<unknown>): Promise<number> 
 
 async function benchHub(label: string, database: string | undefined): Promise<Record<string, string>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fleethub-bench-'));
-  const args = ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--log-level', 'warn'];
-  if (database) args.push('--database', database);
-  const hub: Hub = await startHub(hubConfig(args, {}));
-  const kubeconfig = readKubeconfig(hub.kubeconfigPath)!;
+  // The hub runs in its own process (its own core), as in production; this process is only the clients.
+  const hub = await startHubProcess({
+    dataDir,
+    extraArgs: ['--log-level', 'warn'],
+    ...(database ? { database } : {}),
+  });
   const client: Client = {
     url: hub.url,
-    token: kubeconfig.token!,
-    ca: kubeconfig.caPem,
+    token: hub.token,
+    ca: hub.caPem,
     agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
   };
   try {
@@ -171,27 +171,34 @@ async function benchHub(label: string, database: string | undefined): Promise<Re
     };
   } finally {
     client.agent.destroy();
-    await hub.close();
+    await hub.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 async function main(): Promise<void> {
-  const rows = [await benchHub('sqlite', undefined)];
-  const pg = await startPostgres();
-  try {
-    rows.push(await benchHub('postgres', await createDatabase(pg.url, 'bench_api')));
-  } finally {
-    await pg.stop();
+  const backends = (process.env.BENCH_BACKENDS ?? 'sqlite,postgres').split(',');
+  const rows: Record<string, string>[] = [];
+  if (backends.includes('sqlite')) rows.push(await benchHub('sqlite', undefined));
+  if (backends.includes('postgres')) {
+    const pg = await startPostgres();
+    try {
+      rows.push(await benchHub('postgres', await createDatabase(pg.url, 'bench_api')));
+    } finally {
+      await pg.stop();
+    }
   }
   console.log(
     `\nfleethub API benchmark (HTTPS, authn + RBAC + audit; ${OBJECTS} ConfigMaps, ${WATCHERS} watchers)`,
   );
   console.table(rows);
-  const [sqlite, postgres] = rows as [Record<string, string>, Record<string, string>];
-  console.log(
-    `postgres/sqlite ratios: creates/s ${(Number(postgres['creates/s']) / Number(sqlite['creates/s'])).toFixed(2)}, list ${(Number(postgres[`list ${OBJECTS} ms`]) / Number(sqlite[`list ${OBJECTS} ms`])).toFixed(2)}`,
-  );
+  const sqlite = rows.find((r) => r.backend === 'sqlite');
+  const postgres = rows.find((r) => r.backend === 'postgres');
+  if (sqlite && postgres)
+    console.log(
+      `postgres/sqlite ratios: creates/s ${(Number(postgres['creates/s']) / Number(sqlite['creates/s'])).toFixed(2)}, ` +
+        `list ${(Number(postgres[`list ${OBJECTS} ms`]) / Number(sqlite[`list ${OBJECTS} ms`])).toFixed(2)}`,
+    );
 }
 
 main().then(

@@ -23,6 +23,28 @@ function watchTimeoutMs(value: string | null): number {
   return n * 1000;
 }
 
+/**
+ * Store events are shared, frozen objects, so every watcher of one event writes the same bytes:
+ * serialise each (event, type) once, not once per watcher (the fan-out hot path).
+ */
+const serialised = new WeakMap<object, Map<string, string>>();
+
+function eventLine(type: string, object: unknown): string {
+  if (typeof object !== 'object' || object === null || !Object.isFrozen(object))
+    return `${JSON.stringify({ type, object })}\n`;
+  let byType = serialised.get(object);
+  if (!byType) {
+    byType = new Map();
+    serialised.set(object, byType);
+  }
+  let line = byType.get(type);
+  if (line === undefined) {
+    line = `${JSON.stringify({ type, object })}\n`;
+    byType.set(type, line);
+  }
+  return line;
+}
+
 export async function watchObjects(
   store: Store,
   ctx: RequestContext,
@@ -77,9 +99,11 @@ export async function watchObjects(
   res.flushHeaders();
 
   const send = (type: string, object: unknown): void => {
-    const payload =
-      toTable && type !== 'BOOKMARK' && type !== 'ERROR' ? toTable(object as KubeObject) : object;
-    res.write(`${JSON.stringify({ type, object: payload })}\n`);
+    if (toTable && type !== 'BOOKMARK' && type !== 'ERROR') {
+      res.write(`${JSON.stringify({ type, object: toTable(object as KubeObject) })}\n`);
+      return;
+    }
+    res.write(eventLine(type, object));
   };
 
   const matching = new Set<string>();
