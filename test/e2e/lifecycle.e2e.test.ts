@@ -3,13 +3,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hubRequest, startHubProcess, type HubProcess } from '../support/hub.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
+import { generateKeyPair, signClientCertificate } from '../../src/security/pki.js';
+import { writeKubeconfig } from '../../src/security/kubeconfig.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 let hub: HubProcess;
@@ -47,6 +49,44 @@ test('unauthenticated API requests get a 401 Status', async () => {
   const res = await hubRequest(hub, 'GET', '/api/v1/namespaces', undefined, {}, null);
   assert.equal(res.status, 401);
   assert.equal(res.json().reason, 'Unauthorized');
+});
+
+test('a client certificate signed by the hub CA authenticates: CN is the user, O the groups', async () => {
+  const ca = {
+    certPem: readFileSync(join(hub.dataDir, 'pki', 'ca.crt'), 'utf8'),
+    keyPem: readFileSync(join(hub.dataDir, 'pki', 'ca.key'), 'utf8'),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'fh-cert-'));
+  const kubeconfigFor = async (commonName: string, organizations: string[]) => {
+    const keys = await generateKeyPair();
+    const certPem = await signClientCertificate(ca, {
+      commonName,
+      organizations,
+      publicKeyPem: keys.publicKeyPem,
+      days: 1,
+    });
+    const path = join(dir, `${commonName}.kubeconfig`);
+    writeKubeconfig(path, {
+      server: hub.url,
+      caPem: ca.certPem,
+      clientCertPem: certPem,
+      clientKeyPem: keys.privateKeyPem,
+      user: commonName,
+    });
+    return path;
+  };
+  const alice = await kubeconfigFor('alice', ['fleethub:admins']);
+  const whoami = await kubectlOk('v35', alice, ['auth', 'whoami']);
+  assert.match(whoami, /Username\s+alice/);
+  assert.match(whoami, /fleethub:admins/);
+  assert.match(
+    await kubectlOk('v31', alice, ['get', 'namespace', 'default', '-o', 'name']),
+    /namespace\/default/,
+  );
+  const bob = await kubeconfigFor('bob', ['nobody-special']);
+  const denied = await kubectl('v35', bob, ['get', 'namespaces']);
+  assert.notEqual(denied.code, 0);
+  assert.match(denied.stderr, /User "bob" cannot list resource "namespaces"/);
 });
 
 test('plain HTTP is refused on a non-loopback address', () => {
