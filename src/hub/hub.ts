@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { ApiServer } from '../apiserver/server.js';
 import type { AuthorizationAttributes, Authorizer, Decision } from '../apiserver/types.js';
@@ -37,6 +37,7 @@ export const SYSTEM_NAMESPACE = 'fleethub-system';
 const INITIAL_NAMESPACES = ['default', SYSTEM_NAMESPACE];
 /** Served by the REST facade of a later issue; never a Kubernetes resource path. */
 const RESERVED_PREFIX = '/api/v1/k8s-clusters';
+const HOUSEKEEPING_INTERVAL_MS = 10 * 60 * 1000;
 
 export interface Hub {
   url: string;
@@ -119,10 +120,8 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   const metrics = new MetricsRegistry();
 
   const sans = [...config.tlsSans, config.listen.host].filter((h) => h !== '0.0.0.0' && h !== '::');
-  const pki = await ensurePki(config.dataDir, {
-    hostnames: sans.filter((h) => !/^[\d.:]+$/.test(h)),
-    ips: sans.filter((h) => /^[\d.:]+$/.test(h)),
-  });
+  const pkiOptions = { hostnames: sans.filter((h) => isIP(h) === 0), ips: sans.filter((h) => isIP(h) !== 0) };
+  const pki = await ensurePki(config.dataDir, pkiOptions);
   const keyring = ensureKeyring(config.dataDir);
   const encrypted = new Set(
     registry
@@ -247,6 +246,26 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   );
   manager.start();
 
+  // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the
+  // serving certificate before it expires without a restart.
+  const housekeeping = setInterval(() => {
+    void (async () => {
+      try {
+        const purged = await tokens.purgeExpired();
+        if (purged > 0) logger.info({ purged }, 'expired tokens removed');
+        const renewed = await ensurePki(config.dataDir, pkiOptions);
+        if (renewed.serving.certPem !== pki.serving.certPem) {
+          httpsServer.setSecureContext(tlsServerOptions(renewed));
+          pki.serving = renewed.serving;
+          logger.info('serving certificate renewed');
+        }
+      } catch (err) {
+        logger.warn({ err }, 'housekeeping failed');
+      }
+    })();
+  }, HOUSEKEEPING_INTERVAL_MS);
+  housekeeping.unref();
+
   await Promise.all(rbacInformers.map((i) => i.waitForSync()));
   ready = true;
   logger.info(
@@ -263,6 +282,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   const close = (): Promise<void> => {
     closing ??= (async () => {
       ready = false;
+      clearInterval(housekeeping);
       const servers = [httpsServer, httpServer].filter((s): s is Server => s !== undefined);
       const closed = Promise.all(
         servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
