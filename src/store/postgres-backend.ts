@@ -207,50 +207,57 @@ export class PostgresBackend implements Backend {
     decide: Decide,
     afterCommit: (record: LogRecord) => void,
   ): Promise<void> {
+    const record = await this.transaction(async (client): Promise<LogRecord | undefined> => {
+      // pg returns one result per statement of a multi-statement text: [BEGIN, SELECT].
+      const locked = (await client.query(SQL.beginAndLock)) as unknown as pg.QueryResult<{ rv: string }>[];
+      const { rows } = await client.query<{ value: string }>({
+        name: 'fh_store_get',
+        text: SQL.get,
+        values: [key.resource, key.namespace, key.name],
+      });
+      const nextRv = Number(locked[1]!.rows[0]!.rv) + 1;
+      const mutation = decide(rows[0]?.value, nextRv);
+      if (mutation.op === 'none') {
+        await client.query('ROLLBACK');
+        return undefined;
+      }
+      const type: WatchEventType = mutation.op === 'put' ? mutation.type : 'DELETED';
+      await client.query(
+        mutation.op === 'put'
+          ? {
+              name: 'fh_store_put',
+              text: SQL.put,
+              values: [key.resource, key.namespace, key.name, nextRv, mutation.value, type],
+            }
+          : {
+              name: 'fh_store_remove',
+              text: SQL.remove,
+              values: [key.resource, key.namespace, key.name, nextRv, mutation.value],
+            },
+      );
+      await client.query('COMMIT');
+      return { rv: nextRv, type, ...key, value: mutation.value };
+    });
+    if (record) afterCommit(record);
+  }
+
+  /**
+   * Runs `fn` on one pooled connection; `fn` begins and commits its transaction. A throw rolls back,
+   * and a connection whose rollback fails too is discarded rather than returned to the pool.
+   */
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
-    let record: LogRecord | undefined;
     try {
-      try {
-        // pg returns one result per statement of a multi-statement text: [BEGIN, SELECT].
-        const locked = (await client.query(SQL.beginAndLock)) as unknown as pg.QueryResult<{ rv: string }>[];
-        const { rows } = await client.query<{ value: string }>({
-          name: 'fh_store_get',
-          text: SQL.get,
-          values: [key.resource, key.namespace, key.name],
-        });
-        const nextRv = Number(locked[1]!.rows[0]!.rv) + 1;
-        const mutation = decide(rows[0]?.value, nextRv);
-        if (mutation.op === 'none') {
-          await client.query('ROLLBACK');
-          return;
-        }
-        const type: WatchEventType = mutation.op === 'put' ? mutation.type : 'DELETED';
-        await client.query(
-          mutation.op === 'put'
-            ? {
-                name: 'fh_store_put',
-                text: SQL.put,
-                values: [key.resource, key.namespace, key.name, nextRv, mutation.value, type],
-              }
-            : {
-                name: 'fh_store_remove',
-                text: SQL.remove,
-                values: [key.resource, key.namespace, key.name, nextRv, mutation.value],
-              },
-        );
-        await client.query('COMMIT');
-        record = { rv: nextRv, type, ...key, value: mutation.value };
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
-      }
+      return await fn(client);
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+        broken = rollbackErr;
+      });
+      throw err;
     } finally {
       client.release(broken);
     }
-    afterCommit(record);
   }
 
   async get(key: ObjectKey): Promise<string | undefined> {
@@ -263,76 +270,65 @@ export class PostgresBackend implements Backend {
   }
 
   async scan<T>(query: ScanQuery, pick: (row: StoredRow) => T | undefined): Promise<ScanResult<T>> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      try {
-        // REPEATABLE READ: the counter and every batch come from one snapshot.
-        const begun = (await client.query(SQL.beginSnapshot)) as unknown as pg.QueryResult<{ rv: string }>[];
-        const rv = Number(begun[1]!.rows[0]!.rv);
-        const items: T[] = [];
-        let lastKey: { namespace: string; name: string } | undefined;
-        let more = false;
-        let cursor = scanStart(query);
-        // Without a limit one query reads everything; with one, batches stop as soon as the page is full.
-        const batch = query.limit > 0 ? Math.max(query.limit + 1, 200) : null;
-        for (;;) {
-          const { rows } = await client.query<StoredRow>(
-            query.namespace !== undefined
-              ? {
-                  name: 'fh_store_scan_ns',
-                  text: SQL.scanNs,
-                  values: [query.resource, query.namespace, cursor.name, batch],
-                }
-              : {
-                  name: 'fh_store_scan_all',
-                  text: SQL.scanAll,
-                  values: [query.resource, cursor.namespace, cursor.name, batch],
-                },
-          );
-          for (const row of rows) {
-            if (query.limit > 0 && items.length === query.limit) {
-              more = true;
-              break;
-            }
-            const item = pick(row);
-            if (item === undefined) continue;
-            items.push(item);
-            lastKey = { namespace: row.namespace, name: row.name };
+    return this.transaction(async (client) => {
+      // REPEATABLE READ: the counter and every batch come from one snapshot.
+      const begun = (await client.query(SQL.beginSnapshot)) as unknown as pg.QueryResult<{ rv: string }>[];
+      const rv = Number(begun[1]!.rows[0]!.rv);
+      const items: T[] = [];
+      let lastKey: { namespace: string; name: string } | undefined;
+      let more = false;
+      let cursor = scanStart(query);
+      // Without a limit one query reads everything; with one, batches stop as soon as the page is full.
+      const batch = query.limit > 0 ? Math.max(query.limit + 1, 200) : null;
+      for (;;) {
+        const { rows } = await client.query<StoredRow>(
+          query.namespace !== undefined
+            ? {
+                name: 'fh_store_scan_ns',
+                text: SQL.scanNs,
+                values: [query.resource, query.namespace, cursor.name, batch],
+              }
+            : {
+                name: 'fh_store_scan_all',
+                text: SQL.scanAll,
+                values: [query.resource, cursor.namespace, cursor.name, batch],
+              },
+        );
+        for (const row of rows) {
+          if (query.limit > 0 && items.length === query.limit) {
+            more = true;
+            break;
           }
-          const last = rows[rows.length - 1];
-          if (more || batch === null || rows.length < batch || !last) break;
-          cursor = { namespace: last.namespace, name: last.name };
+          const item = pick(row);
+          if (item === undefined) continue;
+          items.push(item);
+          lastKey = { namespace: row.namespace, name: row.name };
         }
-        const result: ScanResult<T> = { rv, items, more };
-        if (lastKey) result.lastKey = lastKey;
-        if (more && query.countRemaining && lastKey) {
-          const { rows } = await client.query<{ n: string }>(
-            query.namespace !== undefined
-              ? {
-                  name: 'fh_store_count_ns',
-                  text: SQL.countNs,
-                  values: [query.resource, query.namespace, lastKey.name],
-                }
-              : {
-                  name: 'fh_store_count_all',
-                  text: SQL.countAll,
-                  values: [query.resource, lastKey.namespace, lastKey.name],
-                },
-          );
-          result.remaining = Number(rows[0]!.n);
-        }
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
+        const last = rows[rows.length - 1];
+        if (more || batch === null || rows.length < batch || !last) break;
+        cursor = { namespace: last.namespace, name: last.name };
       }
-    } finally {
-      client.release(broken);
-    }
+      const result: ScanResult<T> = { rv, items, more };
+      if (lastKey) result.lastKey = lastKey;
+      if (more && query.countRemaining && lastKey) {
+        const { rows } = await client.query<{ n: string }>(
+          query.namespace !== undefined
+            ? {
+                name: 'fh_store_count_ns',
+                text: SQL.countNs,
+                values: [query.resource, query.namespace, lastKey.name],
+              }
+            : {
+                name: 'fh_store_count_all',
+                text: SQL.countAll,
+                values: [query.resource, lastKey.namespace, lastKey.name],
+              },
+        );
+        result.remaining = Number(rows[0]!.n);
+      }
+      await client.query('COMMIT');
+      return result;
+    });
   }
 
   async currentRv(): Promise<number> {
@@ -341,11 +337,9 @@ export class PostgresBackend implements Backend {
   }
 
   async rewriteValues(resource: string, fn: (stored: string) => string): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return this.transaction(async (client) => {
       // Writers lock the counter row first; holding it keeps the rewrite from racing them.
-      await client.query('SELECT rv FROM store_state WHERE id = 1 FOR UPDATE');
+      await client.query(SQL.beginAndLock);
       let changed = 0;
       const objects = await client.query<{ namespace: string; name: string; value: string }>(
         'SELECT namespace, name, value FROM store_objects WHERE resource = $1',
@@ -371,12 +365,7 @@ export class PostgresBackend implements Backend {
       }
       await client.query('COMMIT');
       return changed;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async compactedRv(): Promise<number> {
@@ -413,41 +402,30 @@ export class PostgresBackend implements Backend {
   }
 
   async compact(retention: Retention): Promise<number> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
+    return this.transaction(async (client) => {
       await client.query('BEGIN');
-      try {
-        // One replica compacts at a time; the others skip this round.
-        const { rows: locked } = await client.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_xact_lock($1) AS ok',
-          [COMPACTION_LOCK],
-        );
-        const current = await client.query<{ rv: string }>(SQL.compacted);
-        let compacted = Number(current.rows[0]!.rv);
-        if (locked[0]!.ok) {
-          const floor = await client.query<{ rv: string }>(SQL.compactFloor, [
-            retention.minEvents,
-            retention.minAgeMs / 1000,
-          ]);
-          const floorRv = floor.rows[0] ? Number(floor.rows[0].rv) : 0;
-          if (floorRv > compacted) {
-            await client.query('DELETE FROM store_log WHERE rv <= $1', [floorRv]);
-            await client.query('UPDATE store_compaction SET rv = greatest(rv, $1) WHERE id = 1', [floorRv]);
-            compacted = floorRv;
-          }
+      // One replica compacts at a time; the others skip this round.
+      const { rows: locked } = await client.query<{ ok: boolean }>(
+        'SELECT pg_try_advisory_xact_lock($1) AS ok',
+        [COMPACTION_LOCK],
+      );
+      const current = await client.query<{ rv: string }>(SQL.compacted);
+      let compacted = Number(current.rows[0]!.rv);
+      if (locked[0]!.ok) {
+        const floor = await client.query<{ rv: string }>(SQL.compactFloor, [
+          retention.minEvents,
+          retention.minAgeMs / 1000,
+        ]);
+        const floorRv = floor.rows[0] ? Number(floor.rows[0].rv) : 0;
+        if (floorRv > compacted) {
+          await client.query('DELETE FROM store_log WHERE rv <= $1', [floorRv]);
+          await client.query('UPDATE store_compaction SET rv = greatest(rv, $1) WHERE id = 1', [floorRv]);
+          compacted = floorRv;
         }
-        await client.query('COMMIT');
-        return compacted;
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-          broken = rollbackErr;
-        });
-        throw err;
       }
-    } finally {
-      client.release(broken);
-    }
+      await client.query('COMMIT');
+      return compacted;
+    });
   }
 
   onWake(listener: () => void): void {
