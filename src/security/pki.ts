@@ -129,23 +129,12 @@ export async function signClientCertificate(
   } else {
     throw errors.badRequest('a client certificate needs publicKeyPem or csrPem');
   }
-  const caCert = new x509.X509Certificate(ca.certPem);
-  const days = req.days ?? 365;
-  const notAfter = new Date(Math.min(now.getTime() + days * DAY_MS, caCert.notAfter.getTime()));
-  const cert = await x509.X509CertificateGenerator.create({
+  const cert = await issueLeaf(ca, {
     subject: subjectName(req.commonName, req.organizations ?? []),
-    issuer: caCert.subjectName,
     publicKey,
-    signingKey: await importSigningKey(ca.keyPem),
-    signingAlgorithm: ALG,
-    notBefore: new Date(now.getTime() - BACKDATE_MS),
-    notAfter,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
-    ],
+    days: req.days ?? 365,
+    usage: x509.ExtendedKeyUsage.clientAuth,
+    now,
   });
   return cert.toString('pem') + '\n';
 }
@@ -258,32 +247,54 @@ async function loadOrCreateCa(certPath: string, keyPath: string, now: Date): Pro
   return ca;
 }
 
+interface LeafRequest {
+  subject: x509.JsonName;
+  publicKey: x509.PublicKey | WebCryptoKey;
+  days: number;
+  usage: x509.ExtendedKeyUsageType;
+  now: Date;
+  extra?: x509.Extension[];
+}
+
+/** A leaf certificate signed by the CA for one purpose; it never outlives the CA. */
+async function issueLeaf(ca: CertificateAuthority, req: LeafRequest): Promise<x509.X509Certificate> {
+  const caCert = new x509.X509Certificate(ca.certPem);
+  return x509.X509CertificateGenerator.create({
+    subject: req.subject,
+    issuer: caCert.subjectName,
+    publicKey: req.publicKey,
+    signingKey: await importSigningKey(ca.keyPem),
+    signingAlgorithm: ALG,
+    notBefore: new Date(req.now.getTime() - BACKDATE_MS),
+    notAfter: new Date(Math.min(req.now.getTime() + req.days * DAY_MS, caCert.notAfter.getTime())),
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      new x509.ExtendedKeyUsageExtension([req.usage]),
+      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
+      ...(req.extra ?? []),
+    ],
+  });
+}
+
 async function issueServingCert(
   ca: CertificateAuthority,
   hostnames: string[],
   ips: string[],
   now: Date,
 ): Promise<KeyPairPem> {
-  const caCert = new x509.X509Certificate(ca.certPem);
   const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
-  const notAfter = new Date(Math.min(now.getTime() + SERVING_DAYS * DAY_MS, caCert.notAfter.getTime()));
-  const cert = await x509.X509CertificateGenerator.create({
+  const cert = await issueLeaf(ca, {
     subject: [{ CN: ['fleethub'] }],
-    issuer: caCert.subjectName,
     publicKey: keys.publicKey,
-    signingKey: await importSigningKey(ca.keyPem),
-    signingAlgorithm: ALG,
-    notBefore: new Date(now.getTime() - BACKDATE_MS),
-    notAfter,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    days: SERVING_DAYS,
+    usage: x509.ExtendedKeyUsage.serverAuth,
+    now,
+    extra: [
       new x509.SubjectAlternativeNameExtension([
         ...hostnames.map((value) => ({ type: 'dns' as const, value })),
         ...ips.map((value) => ({ type: 'ip' as const, value })),
       ]),
-      await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
