@@ -20,6 +20,7 @@ async function runHub(argv: string[]): Promise<void> {
   process.stderr.write(`fleethub hub listening on ${hub.url}\n`);
   if (hub.insecureUrl) process.stderr.write(`plain HTTP (loopback only) on ${hub.insecureUrl}\n`);
   process.stderr.write(`admin kubeconfig: ${hub.kubeconfigPath}\n`);
+  process.stderr.write(`try: KUBECONFIG=${hub.kubeconfigPath} .tools/v35/kubectl get namespaces\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,5 +1,6 @@
 // SQLite backend (better-sqlite3, WAL): one file, one process. Every write is one IMMEDIATE
 // transaction that updates the object row, appends to the change log and bumps the counter.
+import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   scanStart,
@@ -83,6 +84,8 @@ export class SqliteBackend implements Backend {
   private readonly inTransaction: (fn: () => void) => void;
 
   constructor(path: string) {
+    // Owner-only from the first byte: SQLite gives its -wal and -shm files the database file's mode.
+    if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     // WAL + NORMAL: a crash may lose the last transactions before a checkpoint, never corrupt.

@@ -25,7 +25,7 @@ after(async () => {
 });
 
 test('first start creates the CA, serving certificate, encryption keys and admin kubeconfig owner-only', () => {
-  for (const file of ['pki/ca.key', 'pki/hub.key', 'encryption-keys.json', 'admin.kubeconfig'])
+  for (const file of ['pki/ca.key', 'pki/hub.key', 'encryption-keys.json', 'admin.kubeconfig', 'fleethub.db'])
     assert.equal(statSync(join(hub.dataDir, file)).mode & 0o077, 0, `${file} is readable by others`);
   assert.equal(statSync(join(hub.dataDir, 'pki')).mode & 0o077, 0);
   assert.match(hub.url, /^https:\/\/127\.0\.0\.1:\d+$/);
