@@ -44,6 +44,8 @@ export interface ApiServerOptions {
   tokens?: TokenIssuer;
   version?: VersionOptions;
   logger?: Logger;
+  /** Extra non-resource paths (e.g. the hub's /metrics), served after authentication and authorization. */
+  nonResourceRoutes?: ReadonlyMap<string, (req: IncomingMessage, res: ServerResponse) => void>;
 }
 
 const ANONYMOUS_ADMIN: UserInfo = {
@@ -77,7 +79,9 @@ export class ApiServer {
       if (parsed.isResourceRequest) info = parsed;
       this.authorize(user, parsed);
       if (!parsed.isResourceRequest) {
-        if (!this.discovery.serve(req, res, effectivePath, url.searchParams)) throw errors.pathNotFound();
+        const route = this.options.nonResourceRoutes?.get(effectivePath);
+        if (route) route(req, res);
+        else if (!this.discovery.serve(req, res, effectivePath, url.searchParams)) throw errors.pathNotFound();
         return;
       }
       ctx = this.context(req, res, parsed, url.searchParams, user);

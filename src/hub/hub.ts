@@ -172,6 +172,16 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       },
     },
     logger: logger.child({ component: 'apiserver' }),
+    // Metrics reveal the fleet's shape and traffic: like kube-apiserver, only for those RBAC lets read /metrics.
+    nonResourceRoutes: new Map([
+      [
+        '/metrics',
+        (_req: IncomingMessage, res: ServerResponse) => {
+          res.writeHead(200, { 'Content-Type': MetricsRegistry.contentType });
+          res.end(metrics.render());
+        },
+      ],
+    ]),
   });
 
   const requests = metrics.counter({
@@ -194,11 +204,6 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       res.end(ok ? 'ok' : 'not ready');
       return;
     }
-    if (path === '/metrics') {
-      res.writeHead(200, { 'Content-Type': MetricsRegistry.contentType });
-      res.end(metrics.render());
-      return;
-    }
     if (path === RESERVED_PREFIX || path.startsWith(`${RESERVED_PREFIX}/`)) {
       writeError(res, errors.pathNotFound());
       return;
@@ -206,6 +211,16 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       requests.inc({ method: req.method ?? '', code: String(res.statusCode) });
+      // Method, path and code only: query strings and bodies may carry what logs must never hold.
+      logger.debug(
+        {
+          method: req.method,
+          path,
+          code: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
       if (!(req.url ?? '').includes('watch='))
         latency.observe({ method: req.method ?? '' }, Number(process.hrtime.bigint() - started) / 1e9);
     });
