@@ -139,6 +139,13 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           assert.equal(await ok(['get', 'namespace', ns, '-o', 'jsonpath={.status.phase}']), 'Active');
           const table = await ok(['-n', ns, 'get', 'cm']);
           assert.match(table, /^NAME\s+DATA\s+AGE$/m);
+          // kubectl follows `continue` tokens: pages of one still list everything.
+          const paged = await ok(['-n', ns, 'get', 'cm', '--chunk-size=1', '-o', 'name']);
+          assert.deepEqual(
+            paged.trim().split('\n'),
+            (await ok(['-n', ns, 'get', 'cm', '-o', 'name'])).trim().split('\n'),
+          );
+          assert.ok(paged.trim().split('\n').length >= 2);
         });
 
         test('server-side dry run validates and stores nothing', async () => {
