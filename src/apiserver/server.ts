@@ -81,7 +81,8 @@ export class ApiServer {
       if (!parsed.isResourceRequest) {
         const route = this.options.nonResourceRoutes?.get(effectivePath);
         if (route) route(req, res);
-        else if (!this.discovery.serve(req, res, effectivePath, url.searchParams)) throw errors.pathNotFound();
+        else if (!this.discovery.serve(req, res, effectivePath, url.searchParams))
+          throw errors.pathNotFound();
         return;
       }
       ctx = this.context(req, res, parsed, url.searchParams, user);

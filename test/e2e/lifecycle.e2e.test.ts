@@ -39,7 +39,11 @@ test('health, readiness and Prometheus metrics', async () => {
     assert.equal(res.body, 'ok');
   }
   await kubectlOk('v35', hub.kubeconfig, ['get', 'namespaces']);
-  assert.equal((await hubRequest(hub, 'GET', '/metrics', undefined, {}, null)).status, 401, 'metrics need credentials');
+  assert.equal(
+    (await hubRequest(hub, 'GET', '/metrics', undefined, {}, null)).status,
+    401,
+    'metrics need credentials',
+  );
   const metrics = await hubRequest(hub, 'GET', '/metrics');
   assert.equal(metrics.status, 200);
   assert.match(metrics.body, /^fleethub_apiserver_requests_total\{method="GET",code="200"\} \d+/m);
