@@ -29,6 +29,20 @@ export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Pr
 
 export type BodyFormat = 'json' | 'yaml' | 'protobuf';
 
+/** Real objects nest a few dozen levels; anything deeper is refused before recursive code sees it. */
+export const MAX_BODY_DEPTH = 256;
+
+/** 400 when `value` nests deeper than MAX_BODY_DEPTH (checked iteratively: no recursion to overflow). */
+export function assertDepth(value: unknown, limit = MAX_BODY_DEPTH): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) throw errors.badRequest(`the request body nests deeper than ${limit} levels`);
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+}
+
 /** The media type without parameters, lower-cased. */
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -39,15 +53,20 @@ const OBJECT_TYPES = ['application/json', 'application/yaml', 'application/vnd.k
 /** Decodes the body of a create or update (an object) into JSON. */
 export function decodeObjectBody(contentType: string | undefined, body: Buffer): unknown {
   const type = mediaType(contentType) || 'application/json';
-  if (isProtobufContentType(type)) return decodeProtobufBody(body).object;
-  if (type === 'application/json') return parseJson(body);
-  if (type === 'application/yaml') return parseYamlBody(body);
-  throw errors.unsupportedMediaType(type, OBJECT_TYPES);
+  let value: unknown;
+  if (isProtobufContentType(type)) value = decodeProtobufBody(body).object;
+  else if (type === 'application/json') value = parseJson(body);
+  else if (type === 'application/yaml') value = parseYamlBody(body);
+  else throw errors.unsupportedMediaType(type, OBJECT_TYPES);
+  assertDepth(value);
+  return value;
 }
 
 /** Decodes a server-side apply body: YAML or JSON (kubectl sends JSON under the YAML media type). */
 export function decodeApplyBody(body: Buffer): unknown {
-  return parseYamlBody(body);
+  const value = parseYamlBody(body);
+  assertDepth(value);
+  return value;
 }
 
 /** Decodes an optional DELETE body (DeleteOptions), JSON or protobuf. */

@@ -293,6 +293,19 @@ describe('bad input against a real hub', () => {
     assert.deepEqual(stored.spec, { holderIdentity: 'me' }, 'the unknown field must not be stored');
   });
 
+  test('a body nested 100,000 levels deep is a 400, never a crash, on create and on patch', async () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    await expectNoWrites(async () => {
+      const create = await send('POST', CONFIGMAPS, `{"metadata":{"name":"deep"},"data":${deep(100_000)}}`);
+      expectStatus(create, 400, 'BadRequest', /nests deeper than 256 levels/);
+      const patch = await send('PATCH', `${CONFIGMAPS}/fixture`, `{"data":${deep(100_000)}}`, {
+        'Content-Type': 'application/merge-patch+json',
+      });
+      expectStatus(patch, 400, 'BadRequest', /nests deeper than 256 levels/);
+    });
+    await expectAbsent(`${CONFIGMAPS}/deep`);
+  });
+
   test('a 4 MiB body is a 413 and creates nothing', async () => {
     await expectNoWrites(async () => {
       const body = JSON.stringify({ metadata: { name: 'huge' }, data: { a: 'x'.repeat(4 * 1024 * 1024) } });

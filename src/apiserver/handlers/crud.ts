@@ -5,7 +5,7 @@ import { apiVersionOf } from '../../kinds/types.js';
 import { validateObject, parseFieldValidation } from '../../kinds/validation.js';
 import type { KubeObject, ListResult, Store } from '../../store/types.js';
 import { ApiError, errors } from '../../util/errors.js';
-import { decodeApplyBody, decodeDeleteOptions, decodeObjectBody, readBody } from '../body.js';
+import { assertDepth, decodeApplyBody, decodeDeleteOptions, decodeObjectBody, readBody } from '../body.js';
 import { fieldManagerOf, isDryRun, type RequestContext } from '../context.js';
 import { writeJson } from '../respond.js';
 import type { FieldManager } from '../field-manager.js';
@@ -214,6 +214,7 @@ export async function patchObject(deps: CrudDeps, ctx: RequestContext): Promise<
   const manager = fieldManagerOf(ctx, isApply);
   if (isApply) return applyObject(deps, ctx, decodeApplyBody(body), manager);
   const patch = peekJson(body);
+  assertDepth(patch);
   const clientSetVersion = patchSetsResourceVersion(patch);
   for (let attempt = 1; ; attempt++) {
     const live = await deps.store.get(ctx.resource, namespaceOf(ctx), ctx.info.name);
