@@ -33,10 +33,11 @@ export function asKubeObject(
         field: 'metadata',
       },
     ]);
-  obj.apiVersion = apiVersion;
-  obj.kind = kindName;
-  dropNulls(obj);
-  return obj as KubeObject;
+  // apiVersion and kind lead, as in every Kubernetes response.
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  const shaped: Record<string, unknown> = { apiVersion, kind: kindName, ...rest };
+  dropNulls(shaped);
+  return shaped as KubeObject;
 }
 
 /** JSON `null` means "unset" for Kubernetes fields (Go decodes it to a zero value); drop it. */
