@@ -225,6 +225,17 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
             ]);
             return ts ? ts : undefined;
           });
+          const grow = await k([
+            '-n',
+            ns,
+            'patch',
+            'configmap',
+            'held',
+            '--type=json',
+            '-p',
+            '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]',
+          ]);
+          assert.match(grow.stderr, /no new finalizers can be added if the object is being deleted/);
           await ok([
             '-n',
             ns,

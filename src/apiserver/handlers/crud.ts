@@ -171,6 +171,18 @@ async function storeUpdate(
     );
   bindNamespace(next, ctx.def, namespaceOf(ctx));
   const outcome = validateObject(ctx.def, next, parseFieldValidation(ctx.query.get('fieldValidation')), live);
+  if (live.metadata.deletionTimestamp) {
+    // An object on its way out may lose finalizers, never gain them (it could then never go).
+    const had = new Set(live.metadata.finalizers ?? []);
+    if ((next.metadata.finalizers ?? []).some((f) => !had.has(f)))
+      throw errors.invalid(ctx.def.kind, ctx.def.group, live.metadata.name ?? '', [
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: no new finalizers can be added if the object is being deleted',
+          field: 'metadata.finalizers',
+        },
+      ]);
+  }
   ctx.warnings.push(...outcome.warnings);
   if (recordFields) deps.fields.recordUpdate(ctx.def, live, next, manager, subresource ?? '');
   const options: Parameters<Store['update']>[2] = {
