@@ -1,13 +1,13 @@
 // End-to-end: a real hub process answers every kind of bad input with a 4xx Kubernetes Status (never a
 // 5xx) that names the problem, and a rejected request leaves nothing behind in the store.
 import assert from 'node:assert/strict';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   hubRequest,
   openWatch,
+  scratchDir,
   startHubProcess,
   type HttpResult,
   type HubProcess,
@@ -125,7 +125,7 @@ describe('bad input against a real hub', () => {
 
   before(async () => {
     hub = await startHubProcess();
-    clientDir = mkdtempSync(join(tmpdir(), 'fleethub-bad-input-'));
+    clientDir = scratchDir('fleethub-bad-input-');
     const fixtures: [string, unknown][] = [
       [CONFIGMAPS, { metadata: { name: 'fixture' }, data: { a: '1' } }],
       [CONFIGMAPS, { metadata: { name: 'barrier' } }],

@@ -2,10 +2,9 @@
 // strategic merge upgrades) manage a small chart on a hub: install, upgrade, rollback, list, uninstall.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHubProcess, type HubProcess } from '../support/hub.js';
+import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
 import { kubectlOk, run, toolPath, type Generation } from '../support/tools.js';
 
 let hub: HubProcess;
@@ -13,7 +12,7 @@ let chart: string;
 
 before(async () => {
   hub = await startHubProcess();
-  chart = mkdtempSync(join(tmpdir(), 'fleethub-chart-'));
+  chart = scratchDir('fleethub-chart-');
   mkdirSync(join(chart, 'templates'));
   writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: settings\nversion: 0.1.0\n');
   writeFileSync(join(chart, 'values.yaml'), 'color: blue\nextra: true\n');

@@ -4,10 +4,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHubProcess, type HubProcess } from '../support/hub.js';
+import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
 import { GENERATIONS, kubectl, kubectlOk, toolPath } from '../support/tools.js';
 import pg from 'pg';
 import { createDatabase, startPostgres } from '../../src/testing/postgres.js';
@@ -167,7 +166,7 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
             toolPath(gen, 'kubectl'),
             ['-n', ns, 'get', 'cm', 'app', '-w', '-o', 'jsonpath={.data.key}{"\\n"}'],
             {
-              env: { ...process.env, KUBECONFIG: hub.kubeconfig, HOME: mkdtempSync(join(tmpdir(), 'kc-')) },
+              env: { ...process.env, KUBECONFIG: hub.kubeconfig, HOME: scratchDir('kc-') },
             },
           );
           let seen = '';

@@ -3,12 +3,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hubRequest, startHubProcess, type HubProcess } from '../support/hub.js';
+import { type HubProcess, hubRequest, scratchDir, startHubProcess } from '../support/hub.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
 import { generateKeyPair, signClientCertificate } from '../../src/security/pki.js';
 import { writeKubeconfig } from '../../src/security/kubeconfig.js';
@@ -61,7 +60,7 @@ test('a client certificate signed by the hub CA authenticates: CN is the user, O
     certPem: readFileSync(join(hub.dataDir, 'pki', 'ca.crt'), 'utf8'),
     keyPem: readFileSync(join(hub.dataDir, 'pki', 'ca.key'), 'utf8'),
   };
-  const dir = mkdtempSync(join(tmpdir(), 'fh-cert-'));
+  const dir = scratchDir('fh-cert-');
   const kubeconfigFor = async (commonName: string, organizations: string[]) => {
     const keys = await generateKeyPair();
     const certPem = await signClientCertificate(ca, {
@@ -101,7 +100,7 @@ test('plain HTTP is refused on a non-loopback address', () => {
       join(root, 'bin', 'fleethub.js'),
       'hub',
       '--data-dir',
-      mkdtempSync(join(tmpdir(), 'fh-')),
+      scratchDir('fh-'),
       '--listen',
       '127.0.0.1:0',
       '--insecure-http-listen',

@@ -1,13 +1,12 @@
 // End-to-end: two hub processes on one PostgreSQL database behave as one hub: writes through one
 // replica reach watches on the other, tokens work on both, and controllers fail over with the lease.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { createDatabase, startPostgres, type PostgresServer } from '../../src/testing/postgres.js';
-import { hubRequest, openWatch, startHubProcess, type HubProcess } from '../support/hub.js';
+import { type HubProcess, hubRequest, openWatch, scratchDir, startHubProcess } from '../support/hub.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
 
 /** Polls `probe` until it returns a value (not undefined) or `timeoutMs` passes. */
@@ -67,7 +66,7 @@ describe('two hub replicas on one PostgreSQL', () => {
     const database = await createDatabase(postgres.url, 'replicas');
     hubA = await startHubProcess({ database });
     // Same key material, same admin credential: only the database is shared state between replicas.
-    dirB = mkdtempSync(join(tmpdir(), 'fleethub-hub-b-'));
+    dirB = scratchDir('fleethub-hub-b-');
     for (const entry of ['pki', 'encryption-keys.json', 'admin.kubeconfig'])
       cpSync(join(hubA.dataDir, entry), join(dirB, entry), { recursive: true });
     hubB = await startHubProcess({ dataDir: dirB, database });

@@ -1,7 +1,7 @@
 // Starts real hub processes (`bin/fleethub.js hub`) on free loopback ports for end-to-end tests, and
 // gives tests the admin kubeconfig, HTTPS requests and watch streams trusting the hub CA, and the process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,22 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+const scratch: string[] = [];
+let cleanupRegistered = false;
+
+/** A temporary directory removed when the test process exits (hub data dirs, client homes). */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  if (!cleanupRegistered) {
+    cleanupRegistered = true;
+    process.on('exit', () => {
+      for (const d of scratch) rmSync(d, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
 
 export interface HubProcess {
   url: string;
@@ -32,7 +48,7 @@ export interface StartHubOptions {
 }
 
 export async function startHubProcess(options: StartHubOptions = {}): Promise<HubProcess> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fleethub-hub-'));
+  const dataDir = options.dataDir ?? scratchDir('fleethub-hub-');
   const args = [
     join(root, 'bin', 'fleethub.js'),
     'hub',

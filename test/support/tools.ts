@@ -1,8 +1,8 @@
 // The real kubectl and helm binaries unpacked by `npm install` into .tools/<generation>/, and a runner
 // that gives each test its own HOME and discovery cache so runs never share client state.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { scratchDir } from './hub.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,7 +36,7 @@ function homeFor(kubeconfig: string | undefined): string {
   const key = kubeconfig ?? '';
   let home = homes.get(key);
   if (!home) {
-    home = mkdtempSync(join(tmpdir(), 'fleethub-client-'));
+    home = scratchDir('fleethub-client-');
     homes.set(key, home);
   }
   return home;
