@@ -71,7 +71,6 @@ export async function watchObjects(
       `Invalid value: "${requestedVersion}": resourceVersion must be an unsigned integer`,
     );
   const namespace = def.namespaced && ctx.info.namespace ? ctx.info.namespace : undefined;
-  const nameFilter = ctx.info.name;
   const tableVersion = wantsTable(ctx.req.headers.accept);
   const toTable = tableVersion
     ? tableWatchConverter(def, { includeObject: parseIncludeObject(query), version: tableVersion })
@@ -109,7 +108,6 @@ export async function watchObjects(
   const matching = new Set<string>();
   const keyOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
   for (const item of initialItems) {
-    if (nameFilter && item.metadata.name !== nameFilter) continue;
     matching.add(keyOf(item));
     send('ADDED', withTypeMeta(def, item));
   }
@@ -138,7 +136,6 @@ export async function watchObjects(
     const onEvent = (event: WatchEvent) => {
       const obj = event.object;
       lastVersion = String(event.resourceVersion);
-      if (nameFilter && obj.metadata.name !== nameFilter) return;
       let type: string = event.type;
       if (filtered) {
         // Objects entering or leaving the selection appear as ADDED or DELETED, as the watch cache does.
