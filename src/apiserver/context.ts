@@ -5,6 +5,7 @@ import type { KindDefinition } from '../kinds/types.js';
 import type { ResourceRequestInfo } from './request-info.js';
 import type { UserInfo } from './types.js';
 import { errors } from '../util/errors.js';
+import { fieldManagerFor, validateFieldManagerParam } from './patch/managedfields.js';
 
 export interface RequestContext {
   req: IncomingMessage;
@@ -39,27 +40,9 @@ export function isDryRun(query: URLSearchParams): boolean {
 }
 
 /** The field manager of a write: `fieldManager`, else the User-Agent's product name, as Kubernetes does. */
-export function fieldManagerOf(ctx: Pick<RequestContext, 'query' | 'req'>, required: boolean): string {
-  const explicit = ctx.query.get('fieldManager');
-  if (explicit !== null) {
-    if (explicit.length > 128)
-      throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
-        {
-          reason: 'FieldValueTooLong',
-          message: 'Too long: may not be more than 128 bytes',
-          field: 'fieldManager',
-        },
-      ]);
-    return explicit;
-  }
-  if (required)
-    throw errors.invalid('PatchOptions', 'meta.k8s.io', '', [
-      {
-        reason: 'FieldValueRequired',
-        message: 'Required value: is required for apply patch',
-        field: 'fieldManager',
-      },
-    ]);
-  const agent = ctx.req.headers['user-agent'] ?? 'unknown';
-  return agent.split('/')[0]!.slice(0, 128) || 'unknown';
+export function fieldManagerOf(ctx: Pick<RequestContext, 'query' | 'req'>, isApply: boolean): string {
+  const explicit = ctx.query.get('fieldManager') ?? undefined;
+  const causes = validateFieldManagerParam(explicit, isApply);
+  if (causes.length > 0) throw errors.invalid('PatchOptions', 'meta.k8s.io', '', causes);
+  return fieldManagerFor(explicit, ctx.req.headers['user-agent']) || 'unknown';
 }

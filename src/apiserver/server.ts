@@ -8,6 +8,7 @@ import { ApiError, errors } from '../util/errors.js';
 import type { RequestContext } from './context.js';
 import { nonResourceAttributes, resourceAttributes } from './authz-attributes.js';
 import { shouldAudit } from '../security/audit.js';
+import { forbiddenMessage } from '../security/rbac.js';
 import { DiscoveryRoutes } from './discovery-routes.js';
 import { FieldManager } from './field-manager.js';
 import {
@@ -117,17 +118,23 @@ export class ApiServer {
       : nonResourceAttributes(user, info.verb, info.path);
     const decision = authorizer.authorize(attrs);
     if (decision.allowed) return;
-    if (!info.isResourceRequest)
-      throw errors.forbidden(`forbidden: User "${user.username}" cannot ${info.verb} path "${info.path}"`);
-    const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-    const scope = attrs.namespace ? `in the namespace "${attrs.namespace}"` : 'at the cluster scope';
-    const named = info.name ? `${info.resource} "${info.name}"` : info.resource;
-    throw errors.forbidden(
-      `${named} is forbidden: User "${user.username}" cannot ${info.verb} resource "${resource}" in API group "${info.group}" ${scope}${decision.reason ? `: ${decision.reason}` : ''}`,
-      info.resource,
-      info.group,
-      info.name || undefined,
+    const message = forbiddenMessage(
+      user,
+      {
+        verb: attrs.verb,
+        resourceRequest: attrs.isResourceRequest,
+        apiGroup: attrs.apiGroup,
+        resource: attrs.resource,
+        subresource: attrs.subresource,
+        name: attrs.name,
+        namespace: attrs.namespace,
+        path: attrs.path,
+      },
+      decision.reason,
     );
+    throw info.isResourceRequest
+      ? errors.forbidden(message, info.resource, info.group, info.name || undefined)
+      : errors.forbidden(message);
   }
 
   private context(
