@@ -6,7 +6,7 @@ import { rotateEncryptionKey } from '../hub/rotate.js';
 
 const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
-               [--tls-san NAME]... [--log-level LEVEL] [--identity NAME]
+               [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
 
   --data-dir   key material, admin kubeconfig and (by default) the SQLite database (default ./fleethub-data)

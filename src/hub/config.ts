@@ -2,6 +2,7 @@
 // validated once at start-up. Every listener that is not loopback serves TLS.
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { parseRetention } from '../security/audit-retention.js';
 
 export interface HubConfig {
   dataDir: string;
@@ -16,6 +17,8 @@ export interface HubConfig {
   tlsSans: string[];
   /** Identity in leader election; defaults to hostname + pid. */
   identity?: string;
+  /** Audit events older than this (ms) are removed by the leader; 0 keeps them forever. */
+  auditRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -48,6 +51,7 @@ const FLAGS = [
   'log-level',
   'tls-san',
   'identity',
+  'audit-retention',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -82,6 +86,7 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
     ),
     logLevel: one('log-level', 'FLEETHUB_LOG_LEVEL') ?? 'info',
     tlsSans: flags.get('tls-san') ?? (env.FLEETHUB_TLS_SAN ? env.FLEETHUB_TLS_SAN.split(',') : []),
+    auditRetentionMs: retention(one('audit-retention', 'FLEETHUB_AUDIT_RETENTION') ?? '30d'),
   };
   const identity = one('identity', 'FLEETHUB_IDENTITY');
   if (identity) config.identity = identity;
@@ -94,6 +99,14 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
     config.insecureHttpListen = address;
   }
   return config;
+}
+
+function retention(value: string): number {
+  try {
+    return parseRetention(value);
+  } catch (e) {
+    throw new ConfigError(`--audit-retention: ${(e as Error).message}`);
+  }
 }
 
 function normaliseDatabaseUrl(url: string): string {

@@ -21,6 +21,7 @@ import { KindRegistry } from '../kinds/registry.js';
 import { resourceName } from '../kinds/types.js';
 import { ensureAdminKubeconfig } from '../security/admin.js';
 import { AuditLog } from '../security/audit.js';
+import { pruneAuditEvents } from '../security/audit-retention.js';
 import { Authenticator } from '../security/authn.js';
 import { ensureBuiltinRbac } from '../security/builtin-roles.js';
 import { ensureKeyring, secretsCodec } from '../security/encryption.js';
@@ -268,6 +269,11 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       try {
         const purged = await tokens.purgeExpired();
         if (purged > 0) logger.info({ purged }, 'expired tokens removed');
+        // One replica prunes the audit log: the one running controllers.
+        if (config.auditRetentionMs > 0 && manager.isRunning()) {
+          const pruned = await pruneAuditEvents(store, new Date(Date.now() - config.auditRetentionMs));
+          if (pruned > 0) logger.info({ pruned }, 'audit events past retention removed');
+        }
         const renewed = await ensurePki(config.dataDir, pkiOptions);
         if (renewed.serving.certPem !== pki.serving.certPem) {
           httpsServer.setSecureContext(tlsServerOptions(renewed));
