@@ -93,6 +93,44 @@ test('a client certificate signed by the hub CA authenticates: CN is the user, O
   assert.match(denied.stderr, /User "bob" cannot list resource "namespaces"/);
 });
 
+test('a watcher that stops reading is cut off instead of buffering without bound', async () => {
+  const url = new URL('/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0', hub.url);
+  let resume = (): void => undefined;
+  let received = 0;
+  const closed = new Promise<string>((resolve, reject) => {
+    const req = request(url, { ca: hub.caPem, headers: { Authorization: `Bearer ${hub.token}` } }, (res) => {
+      res.pause(); // a client that does not read (until told to, to notice the hub hung up)
+      resume = () => {
+        res.on('data', (chunk: Buffer) => (received += chunk.length));
+        res.resume();
+      };
+      res.on('close', () => resolve('closed'));
+      res.on('error', () => resolve('closed'));
+    });
+    req.on('error', (e) => (/socket hang up|ECONNRESET/.test(e.message) ? resolve('closed') : reject(e)));
+    req.end();
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const value = 'x'.repeat(1024 * 1024);
+  for (let i = 0; i < 40; i++) {
+    const res = await hubRequest(
+      hub,
+      'POST',
+      '/api/v1/namespaces/default/configmaps',
+      JSON.stringify({ metadata: { name: `big-${i}` }, data: { v: value } }),
+    );
+    assert.equal(res.status, 201);
+  }
+  resume();
+  const outcome = await Promise.race([
+    closed,
+    new Promise<string>((r) => setTimeout(() => r('still open'), 15_000)),
+  ]);
+  assert.equal(outcome, 'closed');
+  assert.ok(received < 40 * 1024 * 1024, `the hub stopped sending (${received} bytes arrived of 40 MiB)`);
+  assert.equal((await hubRequest(hub, 'GET', '/readyz', undefined, {}, null)).status, 200);
+});
+
 test('plain HTTP is refused on a non-loopback address', () => {
   const result = spawnSync(
     process.execPath,

@@ -14,6 +14,8 @@ export interface WatchRegistry {
 }
 
 const BOOKMARK_INTERVAL_MS = 10_000;
+/** Unsent watch output one client may hold before its watch is ended. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 function watchTimeoutMs(value: string | null): number {
   if (value === null || value === '') return (1800 + Math.random() * 1800) * 1000;
@@ -98,11 +100,15 @@ export async function watchObjects(
   res.flushHeaders();
 
   const send = (type: string, object: unknown): void => {
-    if (toTable && type !== 'BOOKMARK' && type !== 'ERROR') {
-      res.write(`${JSON.stringify({ type, object: toTable(object as KubeObject) })}\n`);
-      return;
-    }
-    res.write(eventLine(type, object));
+    if (res.destroyed) return;
+    const line =
+      toTable && type !== 'BOOKMARK' && type !== 'ERROR'
+        ? `${JSON.stringify({ type, object: toTable(object as KubeObject) })}\n`
+        : eventLine(type, object);
+    res.write(line);
+    // A client that stops reading must not make the hub buffer without bound: past the limit the
+    // connection is cut, and the client re-watches from its last version (as kube-apiserver does).
+    if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
   };
 
   const matching = new Set<string>();
@@ -117,6 +123,7 @@ export async function watchObjects(
     send('BOOKMARK', { kind: def.kind, apiVersion: apiVersionOf(def), metadata });
   };
   if (sendInitialEvents === 'true') bookmark(startVersion, { 'k8s.io/initial-events-end': 'true' });
+  if (res.destroyed) return;
 
   await new Promise<void>((resolve) => {
     let finished = false;
@@ -176,6 +183,7 @@ export async function watchObjects(
       },
     });
     ctx.req.on('close', finish);
+    res.on('close', finish);
     res.on('error', finish);
   });
 }
