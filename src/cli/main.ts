@@ -8,6 +8,7 @@ const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
                [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
+  fleethub template render FILE… [--values F]… [--set k=v]… [--data F] [--missing-key error]
 
   --data-dir   key material, admin kubeconfig and (by default) the SQLite database (default ./fleethub-data)
   --listen     HTTPS listener (default 127.0.0.1:8443)
@@ -46,6 +47,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'hub') return runHub(rest);
+  if (command === 'template' && rest[0] === 'render') {
+    const { parseTemplateArgs, renderTemplateFiles } = await import('./template.js');
+    process.stdout.write(await renderTemplateFiles(parseTemplateArgs(rest.slice(1))));
+    return;
+  }
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
     process.stdout.write(USAGE);
     return;
@@ -58,6 +64,7 @@ main(process.argv.slice(2)).catch((err: unknown) => {
     process.stderr.write(`fleethub: ${err.message}\n\n${USAGE}`);
     process.exit(2);
   }
+  // Template errors carry Go's wording (template name, line, column): print them as they are.
   process.stderr.write(`fleethub: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
