@@ -9,6 +9,7 @@ const USAGE = `usage:
                [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
   fleethub template render FILE… [--values F]… [--set k=v]… [--data F] [--missing-key error]
+  fleethub template chart [NAME] CHART_DIR [-n NS] [-f F]… [--set k=v]… [--kube-version V] [--api-versions G/V]
 
   --data-dir   key material, admin kubeconfig and (by default) the SQLite database (default ./fleethub-data)
   --listen     HTTPS listener (default 127.0.0.1:8443)
@@ -47,6 +48,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'hub') return runHub(rest);
+  if (command === 'template' && rest[0] === 'chart') {
+    const { renderChartCommand } = await import('./template.js');
+    process.stdout.write(await renderChartCommand(rest.slice(1)));
+    return;
+  }
   if (command === 'template' && rest[0] === 'render') {
     const { parseTemplateArgs, renderTemplateFiles } = await import('./template.js');
     process.stdout.write(await renderTemplateFiles(parseTemplateArgs(rest.slice(1))));

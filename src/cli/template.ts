@@ -20,6 +20,61 @@ export const TEMPLATE_USAGE = `usage:
   --missing-key  error: a missing map key fails the render (Sveltos); default: helm's behaviour
 Files whose name starts with "_" only provide {{ define }}s; the others are rendered in order.`;
 
+/** `fleethub template chart [NAME] CHART …`: what `helm template` prints, rendered in-process. */
+export async function renderChartCommand(argv: string[]): Promise<string> {
+  const positional: string[] = [];
+  const values: string[] = [];
+  const sets: { expr: string; asString: boolean }[] = [];
+  const apiVersions: string[] = [];
+  let namespace = 'default';
+  let kubeVersion: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      const v = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
+      if (v === undefined) throw new ConfigError(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '-n' || flag === '--namespace') namespace = value();
+    else if (flag === '-f' || flag === '--values') values.push(value());
+    else if (flag === '--set') sets.push({ expr: value(), asString: false });
+    else if (flag === '--set-string') sets.push({ expr: value(), asString: true });
+    else if (flag === '--kube-version') kubeVersion = value();
+    else if (flag === '--api-versions' || flag === '-a') apiVersions.push(...value().split(','));
+    else if (arg.startsWith('-')) throw new ConfigError(`unknown flag ${arg}`);
+    else positional.push(arg);
+  }
+  if (positional.length === 0 || positional.length > 2) throw new ConfigError('expected [NAME] CHART');
+  const chartDir = positional.at(-1)!;
+  const releaseName = positional.length === 2 ? positional[0]! : 'release-name';
+  const userValues = await userValuesFrom(values, sets);
+  const { loadChartDir, renderChart } = await import('../helm/chart.js');
+  const options: Parameters<typeof renderChart>[1] = {
+    releaseName,
+    namespace,
+    values: userValues,
+    apiVersions,
+  };
+  if (kubeVersion) options.kubeVersion = kubeVersion.startsWith('v') ? kubeVersion : `v${kubeVersion}`;
+  return renderChart(loadChartDir(chartDir), options);
+}
+
+async function userValuesFrom(files: string[], sets: { expr: string; asString: boolean }[]): Promise<GoMap> {
+  const values: GoMap = {};
+  for (const file of files) mergeValues(values, readValues(readText(file)));
+  if (sets.length > 0) {
+    const { parseSet } = await import('../helm/strvals.js');
+    for (const set of sets) {
+      const parsed: GoMap = {};
+      parseSet(set.expr, parsed, { stringValues: set.asString });
+      mergeValues(values, parsed);
+    }
+  }
+  return values;
+}
+
 export interface RenderTemplateArgs {
   files: string[];
   values: string[];
@@ -87,16 +142,7 @@ export async function renderTemplateFiles(args: RenderTemplateArgs): Promise<str
   if (args.data !== undefined) {
     root = parseYAML(readText(args.data));
   } else {
-    const values: GoMap = {};
-    for (const file of args.values) mergeValues(values, readValues(readText(file)));
-    if (args.sets.length > 0) {
-      const { parseSet } = await import('../helm/strvals.js');
-      for (const set of args.sets) {
-        const parsed: GoMap = {};
-        parseSet(set.expr, parsed, { stringValues: set.asString });
-        mergeValues(values, parsed);
-      }
-    }
+    const values = await userValuesFrom(args.values, args.sets);
     root = {
       Values: values,
       Release: {

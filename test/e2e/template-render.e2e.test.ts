@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scratchDir } from '../support/hub.js';
@@ -125,4 +125,38 @@ test('parse errors point at the file, line and problem; bad flags are usage erro
   const usage = fleethub('--missing-key', 'sometimes', file('x.tpl', 'x'));
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /--missing-key must be default, zero or error/);
+});
+
+test('fleethub template chart prints what helm template prints for the helm create chart', () => {
+  const charts = join(root, 'test', 'gotemplate', 'charts');
+  const chartCmd = (...args: string[]) =>
+    spawnSync(process.execPath, [join(root, 'bin', 'fleethub.js'), 'template', 'chart', ...args], {
+      encoding: 'utf8',
+    });
+  const helm = (...args: string[]) =>
+    spawnSync(join(root, '.tools', 'v35', 'helm'), ['template', ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir },
+    });
+  const stored = chartCmd('r', join(charts, 'demo'), '-n', 'ns');
+  assert.equal(stored.status, 0, stored.stderr);
+  assert.equal(stored.stdout, readFileSync(join(charts, 'demo.expected.yaml'), 'utf8'));
+  // Live against the binary, with values files and --set overrides it has not seen before.
+  const args = [
+    'shop',
+    join(charts, 'demo'),
+    '-n',
+    'team-a',
+    '-f',
+    join(charts, 'demo-values-full.yaml'),
+    '--set',
+    'replicaCount=3,image.tag=1.2.3',
+    '--set-string',
+    'podLabels.tier=web',
+  ];
+  const ours = chartCmd(...args);
+  const theirs = helm(...args);
+  assert.equal(theirs.status, 0, theirs.stderr);
+  assert.equal(ours.status, 0, ours.stderr);
+  assert.equal(ours.stdout, theirs.stdout);
 });
