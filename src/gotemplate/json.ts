@@ -330,7 +330,8 @@ export function parseJSONReporting(text: string): { value: GoValue; typeError?: 
   return typeError === undefined ? { value: v } : { value: v, typeError };
 }
 
-function kindName(v: GoValue): string {
+/** The JSON kind word encoding/json's "cannot unmarshal X into Go value" errors use. */
+export function jsonKindName(v: GoValue): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   switch (typeof v) {
@@ -349,8 +350,10 @@ export function fromJson(s: string): GoValue {
   try {
     const { value: v, typeError } = parseJSONReporting(s);
     if (v === null) return {};
-    if (kindName(v) !== 'object') {
-      return { Error: `json: cannot unmarshal ${kindName(v)} into Go value of type map[string]interface {}` };
+    if (jsonKindName(v) !== 'object') {
+      return {
+        Error: `json: cannot unmarshal ${jsonKindName(v)} into Go value of type map[string]interface {}`,
+      };
     }
     // Go keeps decoding after a type error; helm adds the error to the partly filled map.
     if (typeError !== undefined) (v as GoMap)['Error'] = typeError;
@@ -367,7 +370,7 @@ export function fromJsonArray(s: string): GoValue {
     const { value: v, typeError } = parseJSONReporting(s);
     if (v === null) return [];
     if (!Array.isArray(v))
-      return [`json: cannot unmarshal ${kindName(v)} into Go value of type []interface {}`];
+      return [`json: cannot unmarshal ${jsonKindName(v)} into Go value of type []interface {}`];
     if (typeError !== undefined) return [typeError];
     return v;
   } catch (e) {

@@ -13,7 +13,7 @@ import {
 } from 'yaml';
 import { formatFloat, formatFloatJSON } from './strconv.js';
 import { sprintf } from './fmt.js';
-import { JSONMarshalError } from './json.js';
+import { JSONMarshalError, jsonKindName } from './json.js';
 import { isGoOpaque, type GoMap, type GoValue } from './value.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -863,27 +863,14 @@ export function parseYAML(text: string): GoValue {
   return decodeNode(doc, doc.contents as YNode | null, new Set());
 }
 
-function typeWord(v: GoValue): string {
-  if (Array.isArray(v)) return 'array';
-  switch (typeof v) {
-    case 'string':
-      return 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'bool';
-  }
-  return 'object';
-}
-
 /** helm's fromYaml: a map, or {Error: message}. */
 export function fromYaml(s: string): GoValue {
   try {
     const v = parseYAML(s);
     if (v === null) return {};
-    if (typeWord(v) !== 'object')
+    if (jsonKindName(v) !== 'object')
       return {
-        Error: `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${typeWord(v)} into Go value of type map[string]interface {}`,
+        Error: `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKindName(v)} into Go value of type map[string]interface {}`,
       };
     return v;
   } catch (e) {
@@ -899,7 +886,7 @@ export function fromYamlArray(s: string): GoValue {
     if (v === null) return [];
     if (!Array.isArray(v))
       return [
-        `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${typeWord(v)} into Go value of type []interface {}`,
+        `error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKindName(v)} into Go value of type []interface {}`,
       ];
     return v;
   } catch (e) {
