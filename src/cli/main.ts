@@ -8,8 +8,9 @@ const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
                [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
-  fleethub template render FILE… [--values F]… [--set k=v]… [--data F] [--missing-key error]
-  fleethub template chart [NAME] CHART_DIR [-n NS] [-f F]… [--set k=v]… [--kube-version V] [--api-versions G/V]
+  fleethub template render FILE… [--values F]… [--set k=v]… [--data F] [--resource ID=F]… [--missing-key error]
+  fleethub template chart [NAME] CHART [-n NS] [-f F]… [--set k=v]… [--kube-version V] [--api-versions G/V]
+                          [--include-crds] [--skip-tests] [--no-hooks] [--is-upgrade]
 
   --data-dir   key material, admin kubeconfig and (by default) the SQLite database (default ./fleethub-data)
   --listen     HTTPS listener (default 127.0.0.1:8443)

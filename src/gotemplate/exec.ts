@@ -41,6 +41,12 @@ export interface GoObject {
   format(): string;
   getMethod?(name: string): GoFunc | undefined;
   getField?(name: string): GoValue | undefined;
+  /**
+   * For a Go value of map kind (helm's engine.files is a map[string][]byte with methods): its entries,
+   * which range, len and index see as they see a map's. `zero` is what index gives for a missing key.
+   */
+  mapEntries?(): Map<string, GoValue>;
+  mapZero?: GoValue;
 }
 
 /**
@@ -84,6 +90,11 @@ export interface ExecEnv {
 /** An execution error, worded as Go's: `template: NAME:LINE:COL: executing "NAME" at <…>: …`. */
 export class TemplateExecError extends Error {
   override name = 'TemplateExecError';
+}
+
+/** JavaScript ran out of stack (no regex here: compiling one may itself overflow at this depth). */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && e.message.includes('call stack');
 }
 
 /**
@@ -357,6 +368,12 @@ class State {
           ran = true;
           if (!oneIteration(k, val[k] ?? null)) break;
         }
+      } else if (isGoOpaque(val) && (val as GoObject).mapEntries !== undefined) {
+        const m = (val as GoObject).mapEntries?.() ?? new Map<string, GoValue>();
+        for (const k of [...m.keys()].sort(compareStrings)) {
+          ran = true;
+          if (!oneIteration(k, m.get(k) ?? null)) break;
+        }
       } else if (typeof val === 'function') {
         ran = this.rangeFunc(val, decl.length, oneIteration);
       } else {
@@ -391,6 +408,13 @@ class State {
     s.vars.push({ name: '$', value: newDot });
     try {
       s.walk(newDot, tree.root);
+    } catch (e) {
+      // JavaScript's stack ends before Go's depth limit: report the runaway recursion as Go would.
+      if (isStackOverflow(e)) {
+        this.at(t);
+        this.errorf(`exceeded maximum template depth (${maxExecDepth})`);
+      }
+      throw e;
     } finally {
       this.out += s.out;
     }
@@ -584,6 +608,8 @@ class State {
     try {
       v = fn.apply(this.env.thisArg, argv);
     } catch (e) {
+      // A stack overflow is not the function's error: let it reach whoever turns it into Go's message.
+      if (isStackOverflow(e)) throw e;
       if (isUnwrappedError(e)) {
         if (callNode !== null) this.at(callNode);
         this.errorf((e as Error).message);
@@ -794,6 +820,8 @@ class State {
         if (typeof item === 'string') return BigInt(Buffer.byteLength(item, 'utf8'));
         if (Array.isArray(item)) return BigInt(item.length);
         if (isGoMap(item)) return BigInt(Object.keys(item).length);
+        const entries = isGoOpaque(item) ? (item as GoObject).mapEntries?.() : undefined;
+        if (entries !== undefined) return BigInt(entries.size);
         return fail(`len of type ${typeOf(item)}`);
       }
       case 'index': {
@@ -905,6 +933,11 @@ class State {
         if (typeof idx !== 'string') fail(`value has type ${typeOf(idx)}; should be string`);
         const m: Record<string, GoValue> = cur;
         cur = Object.prototype.hasOwnProperty.call(m, idx) ? (m[idx] ?? null) : null;
+      } else if (isGoOpaque(cur) && (cur as GoObject).mapEntries !== undefined) {
+        const obj = cur as GoObject;
+        if (idx === NO_VALUE || idx === null) fail('value is nil; should be of type string');
+        if (typeof idx !== 'string') fail(`value has type ${typeOf(idx)}; should be string`);
+        cur = obj.mapEntries?.().get(idx) ?? obj.mapZero ?? null;
       } else {
         fail(`can't index item of type ${typeOf(cur)}`);
       }
@@ -942,7 +975,8 @@ class State {
       return;
     }
     if (typeof v === 'function') this.errorf(`can't print ${nodeString(n)} of type ${goTypeName(v)}`);
-    this.out += typeof v === 'string' ? v : formatValue(v);
+    if (isGoOpaque(v) && v.templateText) this.out += v.templateText();
+    else this.out += typeof v === 'string' ? v : formatValue(v);
   }
 }
 

@@ -3,6 +3,7 @@
 
 import { formatFloatJSON } from './strconv.js';
 import { isGoOpaque, type GoMap, type GoValue } from './value.js';
+import { sliceTypeName } from './sprig/cast.js';
 
 /** Raised when encoding/json would fail (NaN, ±Inf, functions); callers turn it into Go's behaviour. */
 export class JSONMarshalError extends Error {}
@@ -101,10 +102,13 @@ export function marshalJSON(v: GoValue, escapeHTML: boolean, indent = ''): strin
     const nl = indent === '' ? '' : '\n' + indent.repeat(depth + 1);
     const close = indent === '' ? '' : '\n' + indent.repeat(depth);
     if (Array.isArray(x)) {
+      // encoding/json writes a []byte as base64 text.
+      if (sliceTypeName(x) === '[]uint8')
+        return quoteJSON(Buffer.from(x.map(Number)).toString('base64'), escapeHTML);
       if (x.length === 0) return '[]';
       return '[' + x.map((e) => nl + enc(e, depth + 1)).join(',') + close + ']';
     }
-    if (isGoOpaque(x)) return quoteJSON(x.format(), escapeHTML);
+    if (isGoOpaque(x)) return quoteJSON(x.marshalText?.() ?? x.format(), escapeHTML);
     const m = x as GoMap;
     const keys = Object.keys(m).sort(byteCompare);
     if (keys.length === 0) return '{}';

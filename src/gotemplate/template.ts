@@ -29,6 +29,8 @@ export interface TemplateOptions {
   missingKey?: MissingKeyMode;
   leftDelim?: string;
   rightDelim?: string;
+  /** The receiver's own name (Go's template.New(name)), as "no template … associated with" names it. */
+  name?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export class TemplateSet {
     this.leftDelim = opts.leftDelim || '{{';
     this.rightDelim = opts.rightDelim || '}}';
     this.parent = parent;
+    this.rootName = opts.name;
   }
 
   /** Go's Funcs: add or replace functions (affects later parses and all executions). */

@@ -27,6 +27,13 @@ export interface GoOpaque {
   readonly goType: string;
   /** What fmt's %v / print produce for it. */
   format(): string;
+  /** Its MarshalText/MarshalJSON text where that differs from format() (time.Time: RFC 3339). */
+  marshalText?(): string;
+  /**
+   * What a template action prints for it where that differs from format(): text/template calls String()
+   * on an addressable value whose pointer type has the method (helm's KubeVersion), fmt does not.
+   */
+  templateText?(): string;
 }
 
 export function isGoMap(v: unknown): v is GoMap {

@@ -678,7 +678,12 @@ function toNode(v: GoValue, flavor: Flavor): ENode {
       throw new JSONMarshalError('json: unsupported type: func()');
   }
   if (Array.isArray(v)) return { kind: 'seq', items: v.map((e) => toNode(e, flavor)) };
-  if (isGoOpaque(v)) return stringNode(v.format(), flavor);
+  if (isGoOpaque(v)) {
+    const text = v.marshalText?.() ?? v.format();
+    // go-yaml v3 writes a time.Time itself, as a plain timestamp; v2 sees encoding/json's string.
+    if (flavor === 'v3' && v.goType === 'time.Time') return { kind: 'scalar', value: text, style: 'plain' };
+    return stringNode(text, flavor);
+  }
   const m = v as GoMap;
   const keys = Object.keys(m).sort((a, b) => (a === b ? 0 : yamlKeyLess(a, b) ? -1 : 1));
   return {
@@ -836,7 +841,9 @@ function libyamlMessage(code: string, message: string, line: number | undefined)
   if (/^Missing closing .quote/.test(first)) return 'yaml: found unexpected end of stream';
   if (/^Flow sequence/.test(first)) return `yaml: ${at}did not find expected ',' or ']'`;
   if (/^Flow map/.test(first)) return `yaml: ${at}did not find expected ',' or '}'`;
-  if (code === 'BLOCK_AS_IMPLICIT_KEY') return 'yaml: mapping values are not allowed in this context';
+  // A scanner error: go-yaml names the line only when it is not the first (its 0-based mark is then non-zero).
+  if (code === 'BLOCK_AS_IMPLICIT_KEY')
+    return `yaml: ${line !== undefined && line > 1 ? `line ${line}: ` : ''}mapping values are not allowed in this context`;
   if (code === 'TAB_AS_INDENT' || /^Plain value cannot start with reserved character/.test(first))
     return 'yaml: found character that cannot start any token';
   if (/^Invalid escape sequence/.test(first)) return 'yaml: found unknown escape character';

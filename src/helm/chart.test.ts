@@ -5,8 +5,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadChartDir, renderChart, splitManifests, type Chart } from './chart.js';
+import { buildChart, loadChartDir, type Chart } from './chart.js';
+import { renderChart, splitManifests } from './render.js';
 import { readValues } from './render-template.js';
+
+/** A chart built from in-memory files, the way the loader builds one from a directory. */
+function makeChart(
+  chartYaml: string,
+  templates: Map<string, string>,
+  files: Record<string, string> = {},
+): Chart {
+  const all = new Map<string, Buffer>([['Chart.yaml', Buffer.from(chartYaml)]]);
+  for (const [name, text] of templates) all.set(name, Buffer.from(text));
+  for (const [name, text] of Object.entries(files)) all.set(name, Buffer.from(text));
+  return buildChart(all);
+}
 
 const CHARTS = join(fileURLToPath(new URL('../../..', import.meta.url)), 'test', 'gotemplate', 'charts');
 
@@ -60,12 +73,13 @@ test('manifests come out in helm install order, hooks last, with helm built-in o
     ],
     ['templates/NOTES.txt', 'notes {{ .Release.Name }}\n'],
   ]);
-  const chart: Chart = {
-    metadata: { apiVersion: 'v2', name: 'ord', version: '0.2.0', description: 'd', type: 'application' },
-    values: { x: 1 },
+  const chart = makeChart(
+    'apiVersion: v2\nname: ord\nversion: 0.2.0\ndescription: d\ntype: application\n',
     templates,
-    files: new Map(),
-  };
+    {
+      'values.yaml': 'x: 1\n',
+    },
+  );
   assert.equal(renderChart(chart, { releaseName: 'r', namespace: 'ns' }), ORD_EXPECTED);
 });
 
@@ -74,24 +88,16 @@ const KV_EXPECTED =
   '---\n# Source: kv/templates/x.yaml\nkv: "{v1.35.0 v1.35.0 1 35}"\nkt: "common.KubeVersion"\nmaj: "1"\ngv: "v1.35.0"\nav: "common.VersionSet"\nhv: "v4.1.4"\nch: "map[string]interface {}"\nkeys: ["APIVersion","Annotations","AppVersion","Condition","Dependencies","Deprecated","Description","Home","Icon","IsRoot","Keywords","KubeVersion","Maintainers","Name","Sources","Tags","Type","Version"]\nchart: {"APIVersion":"v2","Annotations":null,"AppVersion":"1.0","Condition":"","Dependencies":[],"Deprecated":false,"Description":"hi","Home":"","Icon":"","IsRoot":true,"Keywords":["a"],"KubeVersion":"","Maintainers":[],"Name":"kv","Sources":[],"Tags":"","Type":"","Version":"0.1.0"}\nrel: "map[IsInstall:true IsUpgrade:false Name:r Namespace:ns Revision:1 Service:Helm]"\ntk: ["BasePath","Name"]\ntop: ["Capabilities","Chart","Files","Release","Subcharts","Template","Values"]\nfiles: engine.files\nget: "hello\\nworld\\n"\nlines: ["hello","world"]\nnolines: []\nsub: {}\nhas: false true\n';
 
 test('built-in objects have the shapes helm 4 gives templates', () => {
-  const chart: Chart = {
-    metadata: {
-      apiVersion: 'v2',
-      name: 'kv',
-      version: '0.1.0',
-      appVersion: '1.0',
-      description: 'hi',
-      keywords: ['a'],
-    },
-    values: {},
-    templates: new Map([
+  const chart = makeChart(
+    'apiVersion: v2\nname: kv\nversion: 0.1.0\nappVersion: "1.0"\ndescription: hi\nkeywords: [a]\n',
+    new Map([
       [
         'templates/x.yaml',
         'kv: {{ .Capabilities.KubeVersion | quote }}\nkt: {{ typeOf .Capabilities.KubeVersion | quote }}\nmaj: {{ .Capabilities.KubeVersion.Major | quote }}\ngv: {{ .Capabilities.KubeVersion.GitVersion | quote }}\nav: {{ typeOf .Capabilities.APIVersions | quote }}\nhv: {{ .Capabilities.HelmVersion.Version | quote }}\nch: {{ typeOf .Chart | quote }}\nkeys: {{ keys .Chart | sortAlpha | toJson }}\nchart: {{ .Chart | toJson }}\nrel: {{ .Release | quote }}\ntk: {{ keys .Template | sortAlpha | toJson }}\ntop: {{ keys . | sortAlpha | toJson }}\nfiles: {{ typeOf .Files }}\nget: {{ .Files.Get "data.txt" | quote }}\nlines: {{ .Files.Lines "data.txt" | toJson }}\nnolines: {{ .Files.Lines "none.txt" | toJson }}\nsub: {{ .Subcharts | toJson }}\nhas: {{ .Capabilities.APIVersions.Has "apps/v1/Deployment" }} {{ .Capabilities.APIVersions.Has "policy/v1" }}\n',
       ],
     ]),
-    files: new Map([['data.txt', Buffer.from('hello\nworld\n')]]),
-  };
+    { 'data.txt': 'hello\nworld\n' },
+  );
   assert.equal(renderChart(chart, { releaseName: 'r', namespace: 'ns' }), KV_EXPECTED);
 });
 
@@ -101,10 +107,9 @@ const HK_EXPECTED =
   '---\n# Source: hk/templates/b.yaml\n# just a comment\n---\n# Source: hk/templates/a.yaml\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n    helm.sh/hook: post-install\n    helm.sh/hook-weight: "-5"\n---\n# Source: hk/templates/a.yaml\nkind: Job\nmetadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install\n    helm.sh/hook-weight: "5"\n---\n# Source: hk/templates/b.yaml\nkind: Job\nmetadata:\n  name: d\n  annotations:\n    helm.sh/hook: pre-install\n    helm.sh/hook-weight: "-10"\n';
 
 test('hooks are ordered by kind and unknown hook events are dropped', () => {
-  const chart: Chart = {
-    metadata: { apiVersion: 'v2', name: 'hk', version: '0.1.0' },
-    values: {},
-    templates: new Map([
+  const chart = makeChart(
+    'apiVersion: v2\nname: hk\nversion: 0.1.0\n',
+    new Map([
       [
         'templates/a.yaml',
         'kind: Job\nmetadata:\n  name: a\n  annotations:\n    helm.sh/hook: pre-install\n    helm.sh/hook-weight: "5"\n---\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n    helm.sh/hook: post-install\n    helm.sh/hook-weight: "-5"\n---\nkind: Widget\nmetadata:\n  name: c\n  annotations:\n    helm.sh/hook: ""\n',
@@ -114,7 +119,6 @@ test('hooks are ordered by kind and unknown hook events are dropped', () => {
         '# just a comment\n---\nkind: Job\nmetadata:\n  name: d\n  annotations:\n    helm.sh/hook: pre-install\n    helm.sh/hook-weight: "-10"\n',
       ],
     ]),
-    files: new Map(),
-  };
+  );
   assert.equal(renderChart(chart, { releaseName: 'r', namespace: 'ns' }), HK_EXPECTED);
 });

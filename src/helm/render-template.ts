@@ -1,10 +1,12 @@
-// Renders one template as a helm chart file would be rendered: values read the way helm reads
-// values.yaml, the chart's built-in objects, helm's functions, and helm's blanking of `<no value>`.
-import { parseTemplate } from '../gotemplate/template.js';
-import { parseYAML } from '../gotemplate/yaml.js';
+// Renders one template as a file of a one-template chart: the same engine, built-in objects, values
+// coalescing and error wording as a whole chart, without splitting or sorting the output.
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
-import { helmFunctions } from './functions.js';
 import { tagMap } from '../gotemplate/sprig/cast.js';
+import { parseYAML } from '../gotemplate/yaml.js';
+import type { Chart } from './chart.js';
+import { coalesceValues } from './coalesce.js';
+import { capabilitiesObject, DEFAULT_KUBE_VERSION, parseKubeVersion, renderTemplates } from './engine.js';
+import { readChartMetadata } from './metadata.js';
 
 export interface ReleaseInfo {
   name: string;
@@ -20,11 +22,13 @@ export interface ChartInfo {
 }
 
 export interface RenderOneOptions {
-  /** Template name as helm reports it, e.g. `t/templates/t.yaml`. */
+  /** Template name as helm reports it: `<chart>/templates/<file>`. */
   templateName: string;
   release: ReleaseInfo;
   chart: ChartInfo;
   kubeVersion?: string;
+  /** Other files of the chart, reachable through .Files. */
+  files?: Map<string, Buffer>;
 }
 
 /** values.yaml text → .Values (YAML 1.1, numbers as float64); empty text is an empty map. */
@@ -36,37 +40,39 @@ export function readValues(text: string): GoMap {
   return parsed;
 }
 
+/**
+ * The file `helm template` renders for `template` in a chart of its own with `values` as values.yaml
+ * (`<no value>` blanked, nothing trimmed). Errors are worded as helm words them.
+ */
 export function renderOne(template: string, values: GoValue, options: RenderOneOptions): string {
-  const kubeVersion = options.kubeVersion ?? 'v1.35.0';
-  const [major = '1', minor = '35'] = kubeVersion.replace(/^v/, '').split('.');
-  const root: GoMap = {
-    // helm's .Values has its own named type: `typeOf .Values` is common.Values and dig refuses it.
-    Values: isGoMap(values) ? tagMap(values, 'common.Values') : values,
+  const prefix = `${options.chart.name}/`;
+  if (!options.templateName.startsWith(`${prefix}templates/`))
+    throw new Error(`template name ${options.templateName} is not under ${prefix}templates/`);
+  const chartYaml =
+    `apiVersion: v2\nname: ${JSON.stringify(options.chart.name)}\nversion: ${JSON.stringify(options.chart.version)}\n` +
+    (options.chart.appVersion ? `appVersion: ${JSON.stringify(options.chart.appVersion)}\n` : '');
+  const chart: Chart = {
+    metadata: readChartMetadata(chartYaml),
+    values: isGoMap(values) ? values : {},
+    templates: new Map([[options.templateName.slice(prefix.length), template]]),
+    files: options.files ?? new Map(),
+    schema: null,
+    dependencies: [],
+    parent: null,
+  };
+  const isInstall = options.release.isInstall ?? true;
+  const kube = options.kubeVersion ? parseKubeVersion(options.kubeVersion) : DEFAULT_KUBE_VERSION;
+  const top: GoMap = {
     Release: {
       Name: options.release.name,
       Namespace: options.release.namespace,
+      IsUpgrade: !isInstall,
+      IsInstall: isInstall,
       Revision: BigInt(options.release.revision ?? 1),
-      IsInstall: options.release.isInstall ?? true,
-      IsUpgrade: !(options.release.isInstall ?? true),
       Service: 'Helm',
     },
-    Chart: {
-      APIVersion: 'v2',
-      Name: options.chart.name,
-      Version: options.chart.version,
-      AppVersion: options.chart.appVersion ?? '',
-    },
-    Capabilities: {
-      KubeVersion: tagMap(
-        { Version: kubeVersion, GitVersion: kubeVersion, Major: major, Minor: minor },
-        'common.KubeVersion',
-      ),
-    },
-    Template: {
-      Name: options.templateName,
-      BasePath: options.templateName.split('/').slice(0, -1).join('/'),
-    },
+    Capabilities: capabilitiesObject(kube, []),
+    Values: tagMap(coalesceValues(chart, {}), 'common.Values'),
   };
-  const set = parseTemplate(options.templateName, template, { funcs: helmFunctions(), missingKey: 'zero' });
-  return set.execute(options.templateName, root).replaceAll('<no value>', '');
+  return renderTemplates(chart, top).get(options.templateName) ?? '';
 }

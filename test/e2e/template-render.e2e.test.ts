@@ -7,17 +7,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scratchDir } from '../support/hub.js';
+import { runFleethub, type CliResult } from '../support/cli.js';
 import { loadCorpusFile } from '../gotemplate/corpus.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = scratchDir('fleethub-template-');
 
-function fleethub(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'fleethub.js'), 'template', 'render', ...args], {
-    encoding: 'utf8',
-    cwd: dir,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function fleethub(...args: string[]): CliResult {
+  return runFleethub(['template', 'render', ...args], dir);
 }
 
 function file(name: string, text: string): string {

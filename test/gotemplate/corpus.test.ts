@@ -2,13 +2,18 @@
 // for every case, and the stored whole-chart oracles. The engine comparison lives in corpus.ts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CHARTS_DIR,
   CHART_RENDERS,
   HELM_VERSION,
+  PACKAGED_CHARTS,
   allCases,
+  isFailingRender,
+  loadChartExpectation,
+  renderChartDir,
+  renderValuesFiles,
   compareWithEngine,
   loadCorpus,
   outputMatches,
@@ -70,11 +75,29 @@ describe('gotemplate corpus', () => {
   });
 
   test('whole-chart oracles are stored next to their charts', () => {
+    const names = new Set<string>();
     for (const r of CHART_RENDERS) {
-      assert.ok(existsSync(join(CHARTS_DIR, r.chart, 'Chart.yaml')), r.chart);
-      for (const v of r.values) assert.ok(existsSync(join(CHARTS_DIR, v)), v);
-      const out = readFileSync(join(CHARTS_DIR, r.expected), 'utf8');
-      assert.match(out, /^---\n# Source: /, r.expected);
+      assert.ok(!names.has(r.name), `duplicate render ${r.name}`);
+      names.add(r.name);
+      assert.ok(existsSync(join(CHARTS_DIR, renderChartDir(r), 'Chart.yaml')), r.name);
+      for (const v of renderValuesFiles(r)) assert.ok(existsSync(join(CHARTS_DIR, v)), v);
+      assert.ok(existsSync(join(CHARTS_DIR, r.expected)), `${r.expected}: run oracle.js --charts`);
+      const e = loadChartExpectation(r);
+      if ('output' in e) assert.match(e.output, /^---\n# Source: /, r.expected);
+      else {
+        assert.ok(e.exitCode !== 0 && e.message.length > 0, r.expected);
+        if (r.messageIncludes !== undefined) assert.ok(e.message.includes(r.messageIncludes), r.expected);
+      }
+    }
+    assert.ok(CHART_RENDERS.filter(isFailingRender).length >= 2);
+  });
+
+  test('packaged subcharts are stored next to their sources', () => {
+    for (const p of PACKAGED_CHARTS) {
+      assert.ok(existsSync(join(CHARTS_DIR, p.source, 'Chart.yaml')), p.source);
+      const name = p.source.split('/').at(-1)!;
+      const tgz = readdirSync(join(CHARTS_DIR, p.into)).filter((f) => f.startsWith(`${name}-`));
+      assert.equal(tgz.length, 1, `${p.into}: ${name}-<version>.tgz`);
     }
   });
 

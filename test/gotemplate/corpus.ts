@@ -10,18 +10,281 @@ export const CORPUS_DIR = join(ROOT, 'test', 'gotemplate', 'corpus');
 export const CHARTS_DIR = join(ROOT, 'test', 'gotemplate', 'charts');
 export const HELM_VERSION = 'v4.1.4';
 
-/** Whole charts rendered by `helm template r <chart> -n ns [-f values…]`, output stored in `expected`. */
+/**
+ * One `helm template` run over a stored chart. `args` is exactly what follows `helm template` (release
+ * name, chart, flags); the chart and every `-f` file are paths relative to CHARTS_DIR, see chartArgs.
+ * `expected` (relative to CHARTS_DIR) holds helm's stdout byte for byte, or for a render helm refuses
+ * a `*.error.json` file: {"error": true, "exitCode": …, "message": "<stderr without Error: >"}.
+ */
 export interface ChartRender {
-  chart: string;
-  values: string[];
+  name: string;
+  args: string[];
   expected: string;
+  /** For failures: the part of helm's message an engine must reproduce (the whole message may differ). */
+  messageIncludes?: string;
 }
 
-/** Paths relative to CHARTS_DIR. */
+/** What helm did for a ChartRender: printed `output`, or failed with `message`. */
+export type ChartExpectation = { output: string } | { error: true; exitCode: number; message: string };
+
+/** Charts packaged into a parent's charts/ as .tgz; the oracle rebuilds them from their sources. */
+export interface PackagedChart {
+  /** The chart's source directory, relative to CHARTS_DIR (kept outside every chart). */
+  source: string;
+  /** The charts/ directory the .tgz goes into, relative to CHARTS_DIR. */
+  into: string;
+}
+
+export const PACKAGED_CHARTS: readonly PackagedChart[] = [{ source: '_src/metrics', into: 'webapp/charts' }];
+
+const ERROR_SUFFIX = '.error.json';
+
+function render(name: string, args: string[], messageIncludes?: string): ChartRender {
+  const failing = messageIncludes !== undefined;
+  const expected = `expected/${name}${failing ? ERROR_SUFFIX : '.yaml'}`;
+  return failing ? { name, args, expected, messageIncludes } : { name, args, expected };
+}
+
+const NS = ['-n', 'ns'];
+
 export const CHART_RENDERS: readonly ChartRender[] = [
-  { chart: 'demo', values: [], expected: 'demo.expected.yaml' },
-  { chart: 'demo', values: ['demo-values-full.yaml'], expected: 'demo-values-full.expected.yaml' },
+  // The `helm create` chart.
+  { name: 'demo', args: ['r', 'demo', ...NS], expected: 'demo.expected.yaml' },
+  {
+    name: 'demo-values-full',
+    args: ['r', 'demo', ...NS, '-f', 'demo-values-full.yaml'],
+    expected: 'demo-values-full.expected.yaml',
+  },
+  // Nested directory subcharts (backend → cache), a packaged .tgz subchart, globals, nulls, -f and --set.
+  render('webapp-default', ['r', 'webapp', ...NS]),
+  render('webapp-overrides', [
+    'prod',
+    'webapp',
+    '-n',
+    'apps',
+    '-f',
+    'values/webapp-prod.yaml',
+    '-f',
+    'values/webapp-extra.yaml',
+    '--set',
+    'backend.replicas=5',
+    '--set-string',
+    'backend.cache.port=6380',
+    '--set',
+    'service.port=8443',
+  ]),
+  render('webapp-set-globals', [
+    'r',
+    'webapp',
+    ...NS,
+    '--set',
+    'global.environment=qa,metrics.interval=15s',
+    '--set',
+    'backend.cache.global.cacheTier=large',
+    '--set',
+    'backend.global.imageRegistry=mirror.example.com',
+  ]),
+  // Dependency conditions and tags.
+  render('toggles-default', ['r', 'toggles', ...NS]),
+  render('toggles-flipped', [
+    'r',
+    'toggles',
+    ...NS,
+    '-f',
+    'values/toggles-flipped.yaml',
+    '--set-string',
+    'gamma.missing.enabled=false',
+    '--set',
+    'delta.enabled=null',
+  ]),
+  // Only enabled subcharts contribute their crds/.
+  render('toggles-include-crds', ['r', 'toggles', ...NS, '--include-crds']),
+  // One chart under two aliases, import-values in both forms.
+  render('pipeline-default', ['r', 'pipeline', ...NS]),
+  render('pipeline-overrides', [
+    'r',
+    'pipeline',
+    ...NS,
+    '--set',
+    'export.enabled=false,ingest.enabled=false',
+    '--set',
+    'settings.shared.database.host=pg.override',
+    '--set',
+    'ingest.concurrency=8',
+  ]),
+  // Defines from a library chart.
+  render('libuser-default', ['r', 'libuser', ...NS]),
+  // .Files, .helmignore, subchart file scope.
+  render('filesdemo-default', ['r', 'filesdemo', ...NS]),
+  // crds/ in the chart and in a subchart.
+  render('operator-default', ['r', 'operator', ...NS]),
+  render('operator-include-crds', ['r', 'operator', ...NS, '--include-crds']),
+  // tpl over values, in the parent and in a subchart.
+  render('tplvalues-default', ['r', 'tplvalues', ...NS]),
+  render('tplvalues-overrides', [
+    'r',
+    'tplvalues',
+    ...NS,
+    '--set',
+    'debug=true',
+    '--set-string',
+    'child.greeting=hi {{ .Values.who | default "nobody" }}',
+    '--set',
+    'port=9090',
+  ]),
+  // Hooks, weights, unknown events, tests.
+  render('hooks-default', ['r', 'hooks', ...NS]),
+  render('hooks-skip-tests', ['r', 'hooks', ...NS, '--skip-tests']),
+  // .Capabilities, .Release, .Chart, .Subcharts.
+  render('caps-default', ['r', 'caps', ...NS]),
+  render('caps-old-cluster', [
+    'rel',
+    'caps',
+    '-n',
+    'kube-system',
+    '--kube-version',
+    '1.27.3',
+    '--api-versions',
+    'monitoring.coreos.com/v1',
+    '--api-versions',
+    'networking.istio.io/v1beta1/VirtualService',
+  ]),
+  render('caps-api-list', [
+    'r',
+    'caps',
+    ...NS,
+    '--kube-version',
+    'v1.31.0',
+    '-a',
+    'policy/v1/PodDisruptionBudget,monitoring.coreos.com/v1',
+  ]),
+  render('caps-no-release-name', ['caps']),
+  render(
+    'caps-kube-too-old',
+    ['r', 'caps', ...NS, '--kube-version', '1.19.0'],
+    'chart requires kubeVersion: >=1.20.0-0 which is incompatible with Kubernetes v1.19.0',
+  ),
+  // Install order across parent and subchart, multi-document files, empty documents, nested dirs.
+  render('ordering-default', ['r', 'ordering', ...NS]),
+  render('ordering-quota', ['r', 'ordering', ...NS, '--set', 'withQuota=true']),
+  // required / fail, in the parent, a subchart and a subchart's NOTES.txt.
+  render('guards-default', ['r', 'guards', ...NS], 'A database password is required: set db.password'),
+  render(
+    'guards-missing-password',
+    ['r', 'guards', ...NS, '--set', 'db.adminEmail=dba@example.com'],
+    'A database password is required: set db.password',
+  ),
+  render(
+    'guards-bad-mode',
+    [
+      'r',
+      'guards',
+      ...NS,
+      '--set',
+      'db.password=s3cr3t,db.adminEmail=dba@example.com',
+      '--set',
+      'mode=bogus',
+    ],
+    'mode must be standalone or replicated, got "bogus"',
+  ),
+  render(
+    'guards-subchart-notes',
+    ['r', 'guards', ...NS, '--set', 'db.password=s3cr3t'],
+    'db.adminEmail is needed for the notes',
+  ),
+  render('guards-ok', ['r', 'guards', ...NS, '--set', 'db.password=s3cr3t,db.adminEmail=dba@example.com']),
+  // A rendered manifest that is not YAML.
+  render('badyaml-default', ['r', 'badyaml', ...NS], 'YAML parse error on badyaml/templates/configmap.yaml'),
+  render('badyaml-fixed', ['r', 'badyaml', ...NS, '--set-string', 'banner=ok']),
+  // A dependency in Chart.yaml that is not in charts/.
+  render('missingdep-default', ['r', 'missingdep', ...NS], 'missing in charts/ directory: absent'),
 ];
+
+/** Flags of `helm template` that take a value (the next argument, unless written --flag=value). */
+const VALUE_FLAGS = new Set([
+  '-n',
+  '--namespace',
+  '-f',
+  '--values',
+  '--set',
+  '--set-string',
+  '--set-json',
+  '--set-literal',
+  '--set-file',
+  '--kube-version',
+  '-a',
+  '--api-versions',
+  '-s',
+  '--show-only',
+  '--version',
+]);
+
+/** Where a render's chart is (the last positional argument) and which arguments are values files. */
+function argRoles(args: readonly string[]): { chart: number; files: Set<number> } {
+  let chart = -1;
+  const files = new Set<number>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
+    const isFile = flag === '-f' || flag === '--values';
+    if (eq >= 0) {
+      if (isFile) files.add(i);
+    } else if (VALUE_FLAGS.has(flag)) {
+      if (isFile) files.add(i + 1);
+      i++;
+    } else if (!arg.startsWith('-')) chart = i;
+  }
+  if (chart < 0) throw new Error(`no chart in ${args.join(' ')}`);
+  return { chart, files };
+}
+
+/**
+ * A render's args with its chart and values files made absolute, for helm and for an engine alike
+ * (`-f` takes comma-separated files, as helm's does).
+ */
+export function chartArgs(args: readonly string[], dir: string = CHARTS_DIR): string[] {
+  const { chart, files } = argRoles(args);
+  const absolute = (list: string): string =>
+    list
+      .split(',')
+      .map((f) => join(dir, f))
+      .join(',');
+  return args.map((arg, i) => {
+    if (i === chart) return join(dir, arg);
+    if (!files.has(i)) return arg;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    return eq >= 0 ? `${arg.slice(0, eq + 1)}${absolute(arg.slice(eq + 1))}` : absolute(arg);
+  });
+}
+
+/** The chart directory a render uses, relative to CHARTS_DIR. */
+export function renderChartDir(r: ChartRender): string {
+  return r.args[argRoles(r.args).chart]!;
+}
+
+/** The values files a render reads, relative to CHARTS_DIR. */
+export function renderValuesFiles(r: ChartRender): string[] {
+  const { files } = argRoles(r.args);
+  return [...files].flatMap((i) => {
+    const arg = r.args[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    return (eq >= 0 ? arg.slice(eq + 1) : arg).split(',');
+  });
+}
+
+export function isFailingRender(r: ChartRender): boolean {
+  return r.expected.endsWith(ERROR_SUFFIX);
+}
+
+export function loadChartExpectation(r: ChartRender): ChartExpectation {
+  const text = readFileSync(join(CHARTS_DIR, r.expected), 'utf8');
+  if (!isFailingRender(r)) return { output: text };
+  const e = JSON.parse(text) as { error?: unknown; exitCode?: unknown; message?: unknown };
+  if (e.error !== true || typeof e.exitCode !== 'number' || typeof e.message !== 'string')
+    throw new Error(`${r.expected}: want {"error": true, "exitCode": n, "message": "…"}`);
+  return { error: true, exitCode: e.exitCode, message: e.message };
+}
 
 /** What helm produced for a case: the rendered file, or a failed render with helm's message. */
 export type Expectation = { output: string } | { error: true; message?: string };

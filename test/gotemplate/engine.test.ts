@@ -13,15 +13,6 @@ import { allCases, compareWithEngine, type EngineRender } from './corpus.js';
  * grow it. The test fails both when another case breaks and when one of these starts to pass.
  */
 const NOT_YET = new Set([
-  // toToml / fromToml are not built.
-  'helm/toToml',
-  'helm/toToml-values',
-  'helm/toToml-error-shape',
-  'sprig-more/fromToml-if-present',
-  'sprig-more/fromToml-error',
-  // .Files and .Capabilities.APIVersions need chart loading (the chart renderer).
-  'helm/files-get-missing',
-  'sprig-more/capabilities',
   // typeOf: sprig's integer results are int64 in Go; the engine has one integer kind.
   'sprig-math/floats-int-result',
   'sprig-math/typeOf-numbers',

@@ -1,17 +1,29 @@
 // Regenerates the corpus expectations from the real helm 4.1.4: every case is placed in a throwaway
-// chart and `helm template` renders it. Usage: node dist/test/gotemplate/oracle.js [name-substring…]
+// chart and `helm template` renders it. Usage: oracle.js [name-substring…] | --charts [render-substring…]
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { isMap, isSeq, parseDocument } from 'yaml';
 import {
   CHARTS_DIR,
   CHART_RENDERS,
   CORPUS_DIR,
   HELM_VERSION,
+  PACKAGED_CHARTS,
   ROOT,
+  chartArgs,
   corpusFiles,
+  isFailingRender,
   loadCorpusFile,
   outputMatches,
 } from './corpus.js';
@@ -222,15 +234,82 @@ function writeBack(file: string, expectations: Map<string, Expectation>): number
   return changed;
 }
 
-/** Re-renders the stored whole-chart expectations (the `helm create` chart, with and without values). */
-async function chartOracles(): Promise<void> {
+/** A .tgz's regular files and their bytes: what a chart package means, whatever its timestamps. */
+export function tarFiles(tgz: Buffer): Map<string, Buffer> {
+  const tar = gunzipSync(tgz);
+  const files = new Map<string, Buffer>();
+  const field = (at: number, len: number): string =>
+    tar
+      .subarray(at, at + len)
+      .toString('latin1')
+      .replace(/\0.*$/s, '');
+  for (let at = 0; at + 512 <= tar.length;) {
+    const name = field(at, 100);
+    if (name === '') break;
+    const size = parseInt(field(at + 124, 12).trim() || '0', 8);
+    const type = field(at + 156, 1);
+    const prefix = field(at + 345, 155);
+    const body = at + 512;
+    if (type === '0' || type === '')
+      files.set(prefix ? `${prefix}/${name}` : name, tar.subarray(body, body + size));
+    at = body + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+function sameFiles(a: Map<string, Buffer>, b: Map<string, Buffer>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, bytes] of a) if (!b.get(name)?.equals(bytes)) return false;
+  return true;
+}
+
+/**
+ * Packages every PACKAGED_CHARTS source with `helm package`. helm 4.1.4 stores each source file's mtime
+ * in the tar (the gzip header has none), so the bytes change with every checkout: the stored .tgz is
+ * replaced only when missing or when the files it holds differ, and reruns leave it untouched.
+ */
+async function packageCharts(): Promise<void> {
+  for (const p of PACKAGED_CHARTS) {
+    const tmp = mkdtempSync(join(tmpdir(), 'gotemplate-package-'));
+    try {
+      const run = await helm(['package', join(CHARTS_DIR, p.source), '-d', tmp]);
+      const made = /saved it to: (\S+\.tgz)/.exec(run.stdout)?.[1];
+      if (run.code !== 0 || made === undefined) throw new Error(`helm package ${p.source}: ${run.stderr}`);
+      const target = join(CHARTS_DIR, p.into, made.slice(dirname(made).length + 1));
+      const fresh = tarFiles(readFileSync(made));
+      if (existsSync(target) && sameFiles(tarFiles(readFileSync(target)), fresh)) {
+        console.log(`charts/${p.into}: ${p.source} unchanged`);
+        continue;
+      }
+      copyFileSync(made, target);
+      console.log(`charts/${p.into}: packaged ${p.source} (${fresh.size} files)`);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Re-renders the stored whole-chart expectations (every CHART_RENDERS entry whose name contains a filter). */
+async function chartOracles(filters: string[]): Promise<void> {
+  await packageCharts();
   for (const r of CHART_RENDERS) {
-    const args = ['template', RELEASE, join(CHARTS_DIR, r.chart), '-n', NAMESPACE];
-    for (const v of r.values) args.push('-f', join(CHARTS_DIR, v));
-    const run = await helm(args);
-    if (run.code !== 0) throw new Error(`helm ${args.join(' ')}: ${run.stderr}`);
-    writeFileSync(join(CHARTS_DIR, r.expected), run.stdout);
-    console.log(`charts/${r.expected}: ${run.stdout.length} bytes`);
+    if (filters.length > 0 && !filters.some((f) => r.name.includes(f))) continue;
+    const run = await helm(['template', ...chartArgs(r.args)]);
+    const path = join(CHARTS_DIR, r.expected);
+    mkdirSync(dirname(path), { recursive: true });
+    // The corpus states which renders fail: helm disagreeing means the chart or the list is wrong.
+    if (isFailingRender(r)) {
+      if (run.code === 0) throw new Error(`${r.name}: helm succeeded, the corpus expects a failure`);
+      const message = errorMessage(run.stderr);
+      if (r.messageIncludes !== undefined && !message.includes(r.messageIncludes))
+        throw new Error(`${r.name}: helm's message ${JSON.stringify(message)} lacks ${r.messageIncludes}`);
+      writeFileSync(path, `${JSON.stringify({ error: true, exitCode: run.code, message }, null, 2)}\n`);
+      console.log(`charts/${r.expected}: exit ${run.code}, ${message}`);
+    } else {
+      if (run.code !== 0) throw new Error(`${r.name}: helm template ${r.args.join(' ')}: ${run.stderr}`);
+      writeFileSync(path, run.stdout);
+      console.log(`charts/${r.expected}: ${run.stdout.length} bytes`);
+    }
   }
 }
 
@@ -239,6 +318,11 @@ async function main(): Promise<void> {
   const version = await helm(['version', '--template', '{{ .Version }}']);
   if (version.stdout.trim() !== HELM_VERSION)
     throw new Error(`${HELM} is ${version.stdout}, want ${HELM_VERSION}`);
+  if (filters[0] === '--charts') {
+    await chartOracles(filters.slice(1));
+    if (home) rmSync(home, { recursive: true, force: true });
+    return;
+  }
   for (const file of corpusFiles()) {
     const cases = loadCorpusFile(file).cases.filter(
       (c) => filters.length === 0 || filters.some((f) => c.name.includes(f)),
@@ -264,7 +348,7 @@ async function main(): Promise<void> {
     const errors = [...expectations.values()].filter((e) => 'error' in e).length;
     console.log(`${file}: ${expectations.size} cases (${errors} errors, ${written} rewritten)`);
   }
-  if (filters.length === 0) await chartOracles();
+  if (filters.length === 0) await chartOracles([]);
   if (home) rmSync(home, { recursive: true, force: true });
 }
 

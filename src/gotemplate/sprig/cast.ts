@@ -179,9 +179,10 @@ export function formatGo(v: GoValue | undefined): string {
   return formatValue(v ?? null);
 }
 
-/** sprig's strval: strings as they are, everything else through %v. */
+/** sprig's strval: strings as they are, []byte as its text, everything else through %v. */
 export function strval(v: GoValue | undefined): string {
   if (typeof v === 'string') return v;
+  if (Array.isArray(v) && sliceTypeName(v) === '[]uint8') return Buffer.from(v.map(Number)).toString('utf8');
   return formatGo(v);
 }
 

@@ -367,13 +367,23 @@ export function certFunctions(): Record<string, GoFunc> {
     },
     buildCustomCert: (...a) => {
       arity('buildCustomCert', a, 2);
-      const cert = Buffer.from(argString(a[0]), 'base64').toString('utf8');
-      const key = Buffer.from(argString(a[1]), 'base64').toString('utf8');
+      const b64 = (v: GoValue | undefined, what: string): string => {
+        const s = argString(v);
+        if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s))
+          throw new Error(`unable to decode base64 ${what}`);
+        return Buffer.from(s, 'base64').toString('latin1');
+      };
+      const cert = b64(a[0], 'certificate');
+      const key = b64(a[1], 'private key');
+      // pem.Decode finds no block: sprig's own message, before x509 sees anything.
+      const pemBlock = /-----BEGIN [^\n-]*-----[\s\S]*?-----END [^\n-]*-----/;
+      if (!pemBlock.test(cert)) throw new Error('unable to decode certificate');
       try {
         new X509Certificate(cert);
       } catch (e) {
         throw new Error(`error parsing certificate: decodedCert.Bytes: ${(e as Error).message}`);
       }
+      if (!pemBlock.test(key)) throw new Error('unable to decode key');
       try {
         parseKeyPem(key);
       } catch (e) {

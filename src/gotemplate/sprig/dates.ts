@@ -206,6 +206,10 @@ export class GoTime implements GoOpaque {
     }
     return s;
   }
+  /** encoding/json and TextMarshaler form: RFC 3339 with nanoseconds. */
+  marshalText(): string {
+    return formatTime(this, '2006-01-02T15:04:05.999999999Z07:00');
+  }
   String(): string {
     return this.format();
   }

@@ -1,0 +1,3 @@
+{{- define "child.name" -}}
+{{ .Chart.Name }}-{{ .Chart.Version }}
+{{- end }}
