@@ -1,8 +1,7 @@
 // The fleethub command line: `fleethub hub` runs a hub; `fleethub hub rotate-encryption-key` rotates
 // the key that encrypts Secrets at rest and re-encrypts them.
+// The hub's modules load only for hub commands: `fleethub template …` starts in a fraction of the time.
 import { ConfigError, hubConfig } from '../hub/config.js';
-import { startHub } from '../hub/hub.js';
-import { rotateEncryptionKey } from '../hub/rotate.js';
 
 const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
@@ -19,6 +18,7 @@ const USAGE = `usage:
 
 async function runHub(argv: string[]): Promise<void> {
   const config = hubConfig(argv);
+  const { startHub } = await import('../hub/hub.js');
   const hub = await startHub(config);
   process.stderr.write(`fleethub hub listening on ${hub.url}\n`);
   if (hub.insecureUrl) process.stderr.write(`plain HTTP (loopback only) on ${hub.insecureUrl}\n`);
@@ -44,6 +44,7 @@ async function runHub(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === 'hub' && rest[0] === 'rotate-encryption-key') {
+    const { rotateEncryptionKey } = await import('../hub/rotate.js');
     const result = await rotateEncryptionKey(hubConfig(rest.slice(1)));
     process.stderr.write(`new primary key ${result.keyId}; re-encrypted ${result.rewritten} stored values\n`);
     return;

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { TemplateSet, type MissingKeyMode } from '../gotemplate/template.js';
 import { parseYAML } from '../gotemplate/yaml.js';
-import { parseResource, sveltosFuncMap } from '../gotemplate/sveltos.js';
+import { parseResource, sveltosFuncMap } from '../sveltos/template-functions.js';
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { helmFunctions } from '../helm/functions.js';
 import { ConfigError } from '../hub/config.js';

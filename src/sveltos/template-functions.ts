@@ -1,12 +1,12 @@
 // The function map Sveltos's addon-controller gives profile templates: libsveltos's SveltosFuncMap
 // plus the per-render helpers over the TemplateResourceRefs objects (getResource, copy, setField …).
 
-import { formatValue } from './fmt.js';
+import { formatValue } from '../gotemplate/fmt.js';
 import { helmFunctions } from '../helm/functions.js';
-import { typeNameOf } from './sprig/cast.js';
-import { withSignature } from './template.js';
-import { type GoFunc, type GoMap, type GoValue, goTypeName, isGoMap } from './value.js';
-import { parseYAML, toYaml } from './yaml.js';
+import { typeNameOf } from '../gotemplate/sprig/cast.js';
+import { withSignature } from '../gotemplate/template.js';
+import { type GoFunc, type GoMap, type GoValue, goTypeName, isGoMap } from '../gotemplate/value.js';
+import { parseYAML, toYaml } from '../gotemplate/yaml.js';
 
 /**
  * Sveltos swallows most failures of these helpers into its log (V(LogInfo)); a caller that wants

@@ -3,9 +3,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HELM_ONLY, parseResource, sveltosFuncMap, sveltosFunctions } from './sveltos.js';
-import { parseTemplate } from './template.js';
-import type { GoMap, GoValue } from './value.js';
+import { HELM_ONLY, parseResource, sveltosFuncMap, sveltosFunctions } from './template-functions.js';
+import { parseTemplate } from '../gotemplate/template.js';
+import type { GoMap, GoValue } from '../gotemplate/value.js';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
