@@ -4,6 +4,7 @@ import { parseYAML } from '../gotemplate/yaml.js';
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { HelmChartError } from './errors.js';
 import { fastHead } from './head.js';
+import { scalarAsString } from './metadata.js';
 
 /** helm's releaseutil.InstallOrder: manifests of these kinds come out in this order, unknown kinds last. */
 export const INSTALL_ORDER: readonly string[] = [
@@ -129,9 +130,10 @@ export function parseHead(path: string, content: string): SimpleHead {
   const stringField = (m: GoMap, key: string, field: string): string => {
     const v = m[key];
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string')
+    const s = scalarAsString(v);
+    if (s === undefined)
       fail(`cannot unmarshal ${jsonTypeName(v)} into Go struct field ${field} of type string`);
-    return v as string;
+    return s as string;
   };
   stringField(doc, 'apiVersion', 'SimpleHead.apiVersion');
   const kind = stringField(doc, 'kind', 'SimpleHead.kind');

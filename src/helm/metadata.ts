@@ -3,6 +3,7 @@
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { parseYAML } from '../gotemplate/yaml.js';
 import { newVersion } from '../gotemplate/sprig/semver.js';
+import { formatFloat } from '../gotemplate/strconv.js';
 import { HelmChartError } from './errors.js';
 
 export interface Maintainer {
@@ -52,6 +53,38 @@ function jsonType(v: GoValue): string {
   return 'object';
 }
 
+/**
+ * sigs.k8s.io/yaml decodes a YAML scalar into a Go string field by printing it: booleans as true/false,
+ * integers in decimal, floats as float32 with strconv's shortest %g (so `appVersion: 1.10` reads "1.1",
+ * helm's well-known surprise). Undefined for lists and maps, which fail to decode.
+ */
+export function scalarAsString(v: GoValue): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'number') {
+    // go-yaml reads 5 as an int; our values model holds every number as float64, 5.0 included.
+    if (Number.isInteger(v) && Math.abs(v) < 2 ** 63) return BigInt(v).toString();
+    return formatFloat32(v);
+  }
+  return undefined;
+}
+
+/** strconv.FormatFloat(f, 'g', -1, 32): the shortest decimal that reads back as the same float32. */
+function formatFloat32(f: number): string {
+  const f32 = Math.fround(f);
+  if (!Number.isFinite(f32)) return formatFloat(f32, 'g', -1);
+  let shortest = f32;
+  for (let p = 1; p <= 9; p++) {
+    const candidate = Number(f32.toPrecision(p));
+    if (Math.fround(candidate) === f32) {
+      shortest = candidate;
+      break;
+    }
+  }
+  return formatFloat(shortest, 'g', -1);
+}
+
 class FieldReader {
   constructor(
     private readonly file: string,
@@ -67,8 +100,9 @@ class FieldReader {
   string(m: GoMap, field: string): string {
     const v = m[field];
     if (v === undefined || v === null) return '';
-    if (typeof v !== 'string') this.fail(field, v, 'string');
-    return v;
+    const s = scalarAsString(v);
+    if (s === undefined) this.fail(field, v, 'string');
+    return s;
   }
 
   bool(m: GoMap, field: string): boolean {
@@ -83,8 +117,9 @@ class FieldReader {
     if (v === undefined || v === null) return [];
     if (!Array.isArray(v)) this.fail(field, v, '[]string');
     return v.map((item) => {
-      if (typeof item !== 'string') this.fail(field, item, 'string');
-      return item;
+      const s = item === null ? '' : scalarAsString(item);
+      if (s === undefined) this.fail(field, item, 'string');
+      return s;
     });
   }
 

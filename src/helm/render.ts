@@ -8,6 +8,7 @@ import { checkDependencies, isCompatibleRange, processDependencies } from './dep
 import { capabilitiesObject, DEFAULT_KUBE_VERSION, parseKubeVersion, renderTemplates } from './engine.js';
 import { HelmChartError } from './errors.js';
 import { sortManifests, type Hook, type Manifest } from './manifests.js';
+import { validateAgainstSchema } from './schema.js';
 
 export { HELM_VERSION } from './engine.js';
 export { INSTALL_ORDER, splitManifests } from './manifests.js';
@@ -70,8 +71,14 @@ export function renderRelease(loaded: Chart, options: RenderChartOptions): Rende
       Service: 'Helm',
     },
     Capabilities: capabilitiesObject(kube, options.apiVersions ?? []),
-    Values: tagMap(coalesceValues(chart, userValues), 'common.Values'),
   };
+  const values = coalesceValues(chart, userValues);
+  const problems = validateAgainstSchema(chart, values);
+  if (problems !== null)
+    throw new HelmChartError(
+      `values don't meet the specifications of the schema(s) in the following chart(s):\n${problems}`,
+    );
+  top.Values = tagMap(values, 'common.Values');
   if (chart.metadata.kubeVersion !== '' && !isCompatibleRange(chart.metadata.kubeVersion, kube.normalized))
     throw new HelmChartError(
       `chart requires kubeVersion: ${chart.metadata.kubeVersion} which is incompatible with Kubernetes ${kube.version}`,
