@@ -42,3 +42,19 @@ for (const r of CHART_RENDERS) {
       assert.equal(ours.stderr.replace(/^fleethub: /, '').trim(), helmMessage(theirs.stderr));
   });
 }
+
+test('template chart renders a packaged chart (.tgz) as helm renders it', () => {
+  const pack = spawnSync(
+    join(root, '.tools', 'v35', 'helm'),
+    ['package', join(root, 'test', 'gotemplate', 'charts', 'webapp'), '-d', home],
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: home } },
+  );
+  assert.equal(pack.status, 0, pack.stderr);
+  const tgz = join(home, 'webapp-1.2.0.tgz');
+  const args = ['shop', tgz, '-n', 'team-a', '--set', 'backend.replicas=4', '--include-crds'];
+  const theirs = helm(args);
+  const ours = runFleethub(['template', 'chart', ...args], home);
+  assert.equal(theirs.code, 0, theirs.stderr);
+  assert.equal(ours.code, 0, ours.stderr);
+  assert.equal(ours.stdout, theirs.stdout);
+});

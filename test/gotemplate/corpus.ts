@@ -198,6 +198,17 @@ export const CHART_RENDERS: readonly ChartRender[] = [
   render('badyaml-fixed', ['r', 'badyaml', ...NS, '--set-string', 'banner=ok']),
   // A dependency in Chart.yaml that is not in charts/.
   render('missingdep-default', ['r', 'missingdep', ...NS], 'missing in charts/ directory: absent'),
+  // values.schema.json in the chart (2020-12) and a subchart (draft-07); one error per chart, since helm
+  // orders several errors of one object at random.
+  render('schema-default', ['r', 'schema', ...NS]),
+  render('schema-invalid', ['r', 'schema', ...NS, '--set', 'replicaCount=0'], 'minimum: got 0, want 1'),
+  render(
+    'schema-subchart-invalid',
+    ['r', 'schema', ...NS, '--set', 'store.size=lots', '--set', 'image.extra=1'],
+    "at '/size': 'lots' does not match pattern",
+  ),
+  // Chart.yaml and manifest heads with numbers and booleans where helm expects strings.
+  render('scalars-default', ['r', 'scalars', ...NS]),
 ];
 
 /** Flags of `helm template` that take a value (the next argument, unless written --flag=value). */
