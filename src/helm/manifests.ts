@@ -4,7 +4,7 @@ import { parseYAML } from '../gotemplate/yaml.js';
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { HelmChartError } from './errors.js';
 import { fastHead } from './head.js';
-import { scalarAsString } from './metadata.js';
+import { jsonType, scalarAsString } from './metadata.js';
 
 /** helm's releaseutil.InstallOrder: manifests of these kinds come out in this order, unknown kinds last. */
 export const INSTALL_ORDER: readonly string[] = [
@@ -94,14 +94,6 @@ export interface SimpleHead {
   annotations: Record<string, string> | null;
 }
 
-function jsonTypeName(v: GoValue): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (Array.isArray(v)) return 'array';
-  return 'object';
-}
-
 /** The head of a document: the fast reader where it can, else the full parse (which also rejects bad YAML). */
 export function readHead(path: string, content: string): SimpleHead {
   return fastHead(content) ?? parseHead(path, content);
@@ -125,14 +117,12 @@ export function parseHead(path: string, content: string): SimpleHead {
     throw new HelmChartError(`YAML parse error on ${path}: ${converting}${message}`);
   }
   if (doc === null) return { kind: '', annotations: null };
-  if (!isGoMap(doc))
-    return fail(`cannot unmarshal ${jsonTypeName(doc)} into Go value of type util.SimpleHead`);
+  if (!isGoMap(doc)) return fail(`cannot unmarshal ${jsonType(doc)} into Go value of type util.SimpleHead`);
   const stringField = (m: GoMap, key: string, field: string): string => {
     const v = m[key];
     if (v === undefined || v === null) return '';
     const s = scalarAsString(v);
-    if (s === undefined)
-      fail(`cannot unmarshal ${jsonTypeName(v)} into Go struct field ${field} of type string`);
+    if (s === undefined) fail(`cannot unmarshal ${jsonType(v)} into Go struct field ${field} of type string`);
     return s as string;
   };
   stringField(doc, 'apiVersion', 'SimpleHead.apiVersion');
@@ -141,7 +131,7 @@ export function parseHead(path: string, content: string): SimpleHead {
   if (metadata === undefined || metadata === null) return { kind, annotations: null };
   if (!isGoMap(metadata))
     fail(
-      `cannot unmarshal ${jsonTypeName(metadata)} into Go struct field SimpleHead.metadata of type struct { Name string "json:\\"name\\""; Annotations map[string]string "json:\\"annotations\\"" }`,
+      `cannot unmarshal ${jsonType(metadata)} into Go struct field SimpleHead.metadata of type struct { Name string "json:\\"name\\""; Annotations map[string]string "json:\\"annotations\\"" }`,
     );
   const md = metadata as GoMap;
   stringField(md, 'name', 'SimpleHead.metadata.name');
@@ -149,7 +139,7 @@ export function parseHead(path: string, content: string): SimpleHead {
   if (annotations === undefined || annotations === null) return { kind, annotations: null };
   if (!isGoMap(annotations))
     fail(
-      `cannot unmarshal ${jsonTypeName(annotations)} into Go struct field .metadata.annotations of type map[string]string`,
+      `cannot unmarshal ${jsonType(annotations)} into Go struct field .metadata.annotations of type map[string]string`,
     );
   const out: Record<string, string> = {};
   for (const key of Object.keys(annotations as GoMap))

@@ -45,7 +45,7 @@ export interface ChartMetadata {
 }
 
 /** Go's JSON type names, as `json: cannot unmarshal X into Go struct field …` words them. */
-function jsonType(v: GoValue): string {
+export function jsonType(v: GoValue): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'number' || typeof v === 'bigint') return 'number';
   if (typeof v === 'boolean') return 'bool';

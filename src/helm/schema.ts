@@ -1,5 +1,6 @@
 // helm's values.schema.json check: a JSON Schema validator (drafts 4/6/7/2019-09/2020-12) that reproduces
 // santhosh-tekuri/jsonschema v6.0.2 as helm 4.1.4 uses it, down to the wording of its error tree.
+import { compileGo, type GoRegexp } from '../gotemplate/sprig/regex.js';
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import type { Chart } from './chart.js';
 
@@ -498,101 +499,13 @@ const FORMATS: Record<string, (s: string) => void> = {
 };
 
 // ---------------------------------------------------------------------------------------------------------
-// Regular expressions: Go's RE2 syntax, translated to the ECMAScript forms for the parts chart schemas use
-// (\A, \z, (?P<name>), leading (?i)/(?s) flags, POSIX classes, ASCII-only \s).
-
-const POSIX: Record<string, string> = {
-  alnum: '0-9A-Za-z',
-  alpha: 'A-Za-z',
-  ascii: '\\x00-\\x7F',
-  blank: '\\t ',
-  cntrl: '\\x00-\\x1F\\x7F',
-  digit: '0-9',
-  graph: '!-~',
-  lower: 'a-z',
-  print: ' -~',
-  punct: '!-\\/:-@\\[-`{-~',
-  space: '\\t\\n\\v\\f\\r ',
-  upper: 'A-Z',
-  word: '0-9A-Za-z_',
-  xdigit: '0-9A-Fa-f',
-};
-
-const regexCache = new Map<string, RegExp>();
-
-function compileRegex(src: string): RegExp {
-  const cached = regexCache.get(src);
-  if (cached) return cached;
-  let flags = '';
-  let body = src;
-  const lead = /^\(\?([imsU]+)\)/.exec(body);
-  if (lead) {
-    for (const f of lead[1]!) if ((f === 'i' || f === 's' || f === 'm') && !flags.includes(f)) flags += f;
-    body = body.slice(lead[0].length);
-  }
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c === '\\') {
-      const nx = body[i + 1] ?? '';
-      i++;
-      if (nx === 'A' && !inClass) out += '^';
-      else if (nx === 'z' && !inClass) out += '$(?![\\s\\S])';
-      else if (nx === 's') out += inClass ? '\\t\\n\\f\\r ' : '[\\t\\n\\f\\r ]';
-      else if (nx === 'S') out += inClass ? '\\S' : '[^\\t\\n\\f\\r ]';
-      else if (nx === 'Q') {
-        const end = body.indexOf('\\E', i + 1);
-        const lit = end === -1 ? body.slice(i + 1) : body.slice(i + 1, end);
-        out += lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-        i = end === -1 ? body.length : end + 1;
-      } else out += `\\${nx}`;
-      continue;
-    }
-    if (inClass) {
-      const posix = /^\[:(\^?)([a-z]+):\]/.exec(body.slice(i));
-      if (posix && POSIX[posix[2]!] !== undefined && posix[1] === '') {
-        out += POSIX[posix[2]!];
-        i += posix[0].length - 1;
-        continue;
-      }
-      if (c === ']') inClass = false;
-      else if (c === '[') {
-        out += '\\[';
-        continue;
-      }
-      out += c;
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      out += c;
-      if (body[i + 1] === '^') out += body[++i];
-      if (body[i + 1] === ']') {
-        out += '\\]';
-        i++;
-      }
-      continue;
-    }
-    if (c === '(' && body.startsWith('(?P<', i)) {
-      out += '(?<';
-      i += 3;
-      continue;
-    }
-    out += c;
-  }
-  let re: RegExp;
+// Regular expressions: Go's RE2 syntax, through the template engine's RE2 translation (sprig's regex*).
+function compileRegex(src: string): GoRegexp {
   try {
-    re = new RegExp(out, `${flags}u`);
-  } catch {
-    try {
-      re = new RegExp(out, flags);
-    } catch (e) {
-      throw new SchemaError((e as Error).message.replace(/^Invalid regular expression: /, ''));
-    }
+    return compileGo(src);
+  } catch (e) {
+    throw new SchemaError((e as Error).message.replace(/^error parsing regexp: /, ''));
   }
-  regexCache.set(src, re);
-  return re;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -635,7 +548,7 @@ interface Schema {
   prefixItems?: Schema[];
   items2020?: Schema;
   properties?: Map<string, Schema>;
-  patternProperties?: [RegExp, Schema][];
+  patternProperties?: [GoRegexp, Schema][];
   additionalProperties?: boolean | Schema;
   dependencies?: Map<string, string[] | Schema>;
   dependentRequired?: Map<string, string[]>;
@@ -654,7 +567,7 @@ interface Schema {
   multipleOf?: Dec;
   minLength?: number;
   maxLength?: number;
-  pattern?: { re: RegExp; src: string };
+  pattern?: { re: GoRegexp; src: string };
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -1220,8 +1133,7 @@ class Validator {
         this.addErr(this.val(ps, pv, p));
       }
       for (const [re, sch] of s.patternProperties ?? []) {
-        re.lastIndex = 0;
-        if (re.test(p)) {
+        if (re.matchString(p)) {
           evaluated = true;
           this.addErr(this.val(sch, pv, p));
         }
@@ -1321,8 +1233,8 @@ class Validator {
     if (s.maxLength !== undefined && len > s.maxLength)
       this.add(`maxLength: got ${fmtInt(len)}, want ${fmtInt(s.maxLength)}`);
     if (s.pattern) {
-      s.pattern.re.lastIndex = 0;
-      if (!s.pattern.re.test(str)) this.add(`${quote(str)} does not match pattern ${quote(s.pattern.src)}`);
+      if (!s.pattern.re.matchString(str))
+        this.add(`${quote(str)} does not match pattern ${quote(s.pattern.src)}`);
     }
   }
 
