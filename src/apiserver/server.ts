@@ -47,7 +47,15 @@ export interface ApiServerOptions {
   logger?: Logger;
   /** Extra non-resource paths (e.g. the hub's /metrics), served after authentication and authorization. */
   nonResourceRoutes?: ReadonlyMap<string, (req: IncomingMessage, res: ServerResponse) => void>;
+  /**
+   * Handlers of subresources the host implements (the simulator's `pods/eviction`, `pods/log`), keyed
+   * `<storage name>/<subresource>`; the kind lists them in `extraSubresources` for discovery and verbs.
+   */
+  subresourceHandlers?: ReadonlyMap<string, SubresourceHandler>;
 }
+
+/** Serves one request on a subresource; the context has passed authentication and authorization. */
+export type SubresourceHandler = (ctx: RequestContext) => Promise<void>;
 
 const ANONYMOUS_ADMIN: UserInfo = {
   username: 'system:admin',
@@ -161,6 +169,8 @@ export class ApiServer {
       const extra = def.extraSubresources?.find((s) => s.name === info.subresource);
       if (extra) {
         if (!extra.verbs.includes(info.verb as Verb)) throw errors.methodNotAllowed();
+        const handler = this.options.subresourceHandlers?.get(`${ctx.resource}/${extra.name}`);
+        if (handler) return handler(ctx);
         if (extra.name === 'token')
           return createToken(
             { authorizer: this.options.authorizer, tokens: this.options.tokens, store: this.options.store },

@@ -7,6 +7,9 @@ const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
                [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
+  fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3] [--version V]
+                       [--pod-cidr CIDR] [--service-cidr CIDR] [--insecure-http] [--faults JSON]
+  fleethub sim fleet --clusters N --listen HOST:PORT --kubeconfig-dir DIR [--name-prefix sim-] …
   fleethub template render FILE… [--values F]… [--set k=v]… [--data F] [--resource ID=F]… [--missing-key error]
   fleethub template chart [NAME] CHART [-n NS] [-f F]… [--set k=v]… [--kube-version V] [--api-versions G/V]
                           [--include-crds] [--skip-tests] [--no-hooks] [--is-upgrade]
@@ -50,6 +53,10 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'hub') return runHub(rest);
+  if (command === 'sim') {
+    const { runSim } = await import('./sim.js');
+    return runSim(rest);
+  }
   if (command === 'template' && rest[0] === 'chart') {
     const { renderChartCommand } = await import('./template.js');
     process.stdout.write(await renderChartCommand(rest.slice(1)));

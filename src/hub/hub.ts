@@ -11,7 +11,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { ApiServer } from '../apiserver/server.js';
-import type { AuthorizationAttributes, Authorizer, Decision } from '../apiserver/types.js';
 import { namespaceController } from '../controllers/namespace/namespace.controller.js';
 import { Informer } from '../controllers/runtime/informer.js';
 import { ControllerManager } from '../controllers/runtime/manager.js';
@@ -27,6 +26,7 @@ import { ensureBuiltinRbac } from '../security/builtin-roles.js';
 import { ensureKeyring, secretsCodec } from '../security/encryption.js';
 import { ensurePki, tlsServerOptions } from '../security/pki.js';
 import { RbacIndex, RBAC_RESOURCES } from '../security/rbac.js';
+import { RbacAuthorizer } from '../security/rbac-authorizer.js';
 import { TokenStore } from '../security/tokens.js';
 import { openStore } from '../store/index.js';
 import type { Store } from '../store/types.js';
@@ -72,27 +72,6 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       resolve();
     });
   });
-}
-
-class RbacAuthorizer implements Authorizer {
-  constructor(private readonly index: RbacIndex) {}
-
-  authorize(attrs: AuthorizationAttributes): Decision {
-    return this.index.authorize(attrs.user, {
-      verb: attrs.verb,
-      resourceRequest: attrs.isResourceRequest,
-      apiGroup: attrs.apiGroup,
-      resource: attrs.resource,
-      subresource: attrs.subresource,
-      name: attrs.name,
-      namespace: attrs.namespace,
-      path: attrs.path,
-    });
-  }
-
-  rulesFor(user: AuthorizationAttributes['user'], namespace: string) {
-    return this.index.rulesFor(user, namespace);
-  }
 }
 
 async function ensureNamespaces(store: Store): Promise<void> {

@@ -7,7 +7,7 @@ import { writeFileAtomic } from './files.js';
 export interface KubeconfigParams {
   /** `https://host:port`. */
   server: string;
-  /** The hub CA, PEM; stored as certificate-authority-data. */
+  /** The hub CA, PEM; stored as certificate-authority-data. Empty for a plain-HTTP server. */
   caPem: string;
   token?: string;
   clientCertPem?: string;
@@ -43,7 +43,12 @@ export function renderKubeconfig(params: KubeconfigParams): string {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [
-      { name: context, cluster: { server: params.server, 'certificate-authority-data': b64(params.caPem) } },
+      {
+        name: context,
+        cluster: params.caPem
+          ? { server: params.server, 'certificate-authority-data': b64(params.caPem) }
+          : { server: params.server },
+      },
     ],
     users: [{ name: user, user: credentials }],
     contexts: [{ name: context, context: contextBody }],

@@ -82,6 +82,19 @@ export async function ensurePki(dataDir: string, options: PkiOptions = {}): Prom
 }
 
 /**
+ * A CA and serving certificate held in memory only: for processes whose certificates need not survive
+ * them (the cluster simulator issues a fresh CA at every start and writes it into its kubeconfigs).
+ */
+export async function ephemeralPki(options: PkiOptions & { commonName?: string } = {}): Promise<Pki> {
+  const now = options.now ?? new Date();
+  const ca = await createCa(now, options.commonName);
+  const hostnames = unique([...ALWAYS_HOSTNAMES, ...(options.hostnames ?? [])].map((h) => h.toLowerCase()));
+  const ips = unique([...ALWAYS_IPS, ...(options.ips ?? [])].map(canonicalIp));
+  const serving = await issueServingCert(ca, hostnames, ips, now);
+  return { ca, serving, paths: { dir: '', caCert: '', caKey: '', servingCert: '', servingKey: '' } };
+}
+
+/**
  * Options for `https.createServer`: our serving certificate, and client certificates requested and
  * verified against our CA but not required (bearer tokens are the alternative); `socket.authorized`
  * then tells whether a presented certificate is one we signed (with the client-auth usage).
@@ -222,9 +235,16 @@ async function loadOrCreateCa(certPath: string, keyPath: string, now: Date): Pro
         'restore the missing file (replicas need both ca.crt and ca.key) or remove both to create a new CA',
     );
   }
+  const ca = await createCa(now);
+  writeFileAtomic(keyPath, ca.keyPem, 0o600);
+  writeFileAtomic(certPath, ca.certPem, 0o644);
+  return ca;
+}
+
+async function createCa(now: Date, commonName = 'fleethub-ca'): Promise<CertificateAuthority> {
   const keys = await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify']);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: [{ CN: [`fleethub-ca@${Math.floor(now.getTime() / 1000)}`] }],
+    name: [{ CN: [`${commonName}@${Math.floor(now.getTime() / 1000)}`] }],
     keys,
     signingAlgorithm: ALG,
     notBefore: new Date(now.getTime() - BACKDATE_MS),
@@ -238,13 +258,10 @@ async function loadOrCreateCa(certPath: string, keyPath: string, now: Date): Pro
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const ca = {
+  return {
     certPem: cert.toString('pem') + '\n',
     keyPem: derToPem(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY'),
   };
-  writeFileAtomic(keyPath, ca.keyPem, 0o600);
-  writeFileAtomic(certPath, ca.certPem, 0o644);
-  return ca;
 }
 
 interface LeafRequest {
