@@ -23,6 +23,16 @@ export interface SubresourceDefinition extends ExtraSubresource {
   description?: string;
 }
 
+/** `<kind>/scale` for a kind that says where its replicas are (`scale`), unless it lists one itself. */
+export function extraSubresourcesOf(kind: ServedKind): SubresourceDefinition[] {
+  const extra = kind.extraSubresources ?? [];
+  if (!kind.scale || extra.some((s) => s.name === 'scale')) return extra;
+  return [
+    ...extra,
+    { name: 'scale', group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
+  ];
+}
+
 /** A kind as discovery and OpenAPI see it: a KindDefinition whose extra subresources may carry schemas. */
 export type ServedKind = Omit<KindDefinition, 'extraSubresources'> & {
   extraSubresources?: SubresourceDefinition[];
@@ -292,7 +302,7 @@ export function apiResourcesOf(kind: ServedKind): APIResource[] {
       verbs: [...STATUS_VERBS],
     });
   }
-  for (const sub of kind.extraSubresources ?? []) {
+  for (const sub of extraSubresourcesOf(kind)) {
     out.push({
       name: `${kind.plural}/${sub.name}`,
       singularName: '',
@@ -417,7 +427,7 @@ function resourceDiscoveryOf(kind: ServedKind): APIResourceDiscovery {
   if (kind.subresources?.status) {
     subs.push({ subresource: 'status', responseKind: { ...entry.responseKind }, verbs: [...STATUS_VERBS] });
   }
-  for (const sub of kind.extraSubresources ?? []) {
+  for (const sub of extraSubresourcesOf(kind)) {
     subs.push({
       subresource: sub.name,
       responseKind: { group: sub.group, version: sub.version, kind: sub.kind },

@@ -7,6 +7,7 @@ import { errors } from '../util/errors.js';
 import { acceptsMediaType, parseAccept } from './accept.js';
 import { clone, isPlainObject, toOpenApiSchema, type Json } from './openapi-schema.js';
 import {
+  extraSubresourcesOf,
   DEFAULT_GIT_VERSION,
   isKubernetesGroup,
   layoutRegistry,
@@ -587,7 +588,7 @@ function pathsForKind(kind: ServedKind, out: Json): void {
     };
   }
 
-  for (const sub of kind.extraSubresources ?? [])
+  for (const sub of extraSubresourcesOf(kind))
     pathsForSubresource(kind, sub, `${item}/${sub.name}`, itemParams, out);
 }
 
@@ -684,7 +685,7 @@ export function openApiDocument(gv: GroupVersionKinds, options: OpenApiOptions =
     pathsForKind(kind, paths);
   }
   for (const kind of gv.kinds) {
-    for (const sub of kind.extraSubresources ?? []) {
+    for (const sub of extraSubresourcesOf(kind)) {
       const name = schemaName(sub.group, sub.version, sub.kind);
       if (sub.schema && !(name in schemas))
         schemas[name] = kindComponent({ ...sub, schema: sub.schema }, schemas);

@@ -23,6 +23,7 @@ import {
 } from './handlers/crud.js';
 import { createReview, createToken } from './handlers/reviews.js';
 import { watchObjects } from './handlers/watch.js';
+import { serveScale } from './handlers/scale.js';
 import { requestInfo, type ResourceRequestInfo } from './request-info.js';
 import { writeError } from './respond.js';
 import type { AuditSink, Authenticator, Authorizer, TokenIssuer, UserInfo } from './types.js';
@@ -166,6 +167,10 @@ export class ApiServer {
     const { def, info } = ctx;
     const verbs: readonly Verb[] = def.verbs ?? ALL_VERBS;
     if (info.subresource) {
+      if (info.subresource === 'scale' && def.scale) {
+        if (!['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
+        return serveScale(this.options.store, ctx);
+      }
       const extra = def.extraSubresources?.find((s) => s.name === info.subresource);
       if (extra) {
         if (!extra.verbs.includes(info.verb as Verb)) throw errors.methodNotAllowed();

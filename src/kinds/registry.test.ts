@@ -39,3 +39,20 @@ test('registry changes bump its version and notify listeners (discovery rebuilds
   assert.equal(registry.version, before + 1);
   assert.equal(calls, 1);
 });
+
+test('remove takes a kind out (only the registered definition) and bumps the version', () => {
+  const registry = new KindRegistry(builtinKinds);
+  const lease = registry.byUrl('coordination.k8s.io', 'v1', 'leases')!;
+  let changes = 0;
+  registry.onChange(() => changes++);
+  const before = registry.version;
+  assert.equal(registry.remove({ ...lease }), false);
+  assert.equal(registry.remove(lease), true);
+  assert.equal(registry.byUrl('coordination.k8s.io', 'v1', 'leases'), undefined);
+  assert.equal(registry.byApiVersionKind('coordination.k8s.io/v1', 'Lease'), undefined);
+  assert.ok(!registry.hasGroupVersion('coordination.k8s.io', 'v1'));
+  assert.equal(registry.version, before + 1);
+  assert.equal(changes, 1);
+  registry.add(lease);
+  assert.equal(registry.byApiVersionKind('coordination.k8s.io/v1', 'Lease'), lease);
+});

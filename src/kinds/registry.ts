@@ -28,6 +28,26 @@ export class KindRegistry {
     for (const listener of this.listeners) listener();
   }
 
+  /**
+   * Takes `def` out again (a deleted CRD's versions); false when `def` is not the registered one, so a
+   * stale definition never removes its replacement. Bumps the version like `add`.
+   */
+  remove(def: KindDefinition): boolean {
+    const urlKey = `${def.group}/${def.version}/${def.plural}`;
+    if (this.byResource.get(urlKey) !== def) return false;
+    this.byResource.delete(urlKey);
+    const kindKey = `${apiVersionOf(def)}/${def.kind}`;
+    if (this.byKind.get(kindKey) === def) {
+      this.byKind.delete(kindKey);
+      // Another plural may serve the same apiVersion/kind; the latest one registered takes its place.
+      const other = this.all().findLast((k) => `${apiVersionOf(k)}/${k.kind}` === kindKey);
+      if (other) this.byKind.set(kindKey, other);
+    }
+    this.generation++;
+    for (const listener of this.listeners) listener();
+    return true;
+  }
+
   /** Bumps on every change; caches of discovery/OpenAPI key off it. */
   get version(): number {
     return this.generation;

@@ -46,6 +46,12 @@ export interface KindDefinition {
   /** Verbs served; default all eight. Create-only review kinds list just 'create'. */
   verbs?: readonly Verb[];
   subresources?: { status?: boolean };
+  /**
+   * A CRD's `subresources.scale`: where `/scale` reads and writes replicas and the selector string
+   * (`.spec.replicas`-style paths, as in the CRD). Serving `/scale` and listing it in discovery is the
+   * API server's job; the kind only says where the fields are.
+   */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   printerColumns?: PrinterColumn[];
   /** Create-time defaults (also when a server-side apply creates). Mutates `obj`. */
   defaults?(obj: KubeObject): void;

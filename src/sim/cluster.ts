@@ -8,6 +8,7 @@ import { bearerToken } from '../security/authn.js';
 import { RbacAuthorizer } from '../security/rbac-authorizer.js';
 import { RbacIndex, RBAC_RESOURCES } from '../security/rbac.js';
 import { KindRegistry } from '../kinds/registry.js';
+import { CrdKinds } from '../kinds/crd/index.js';
 import type { KindDefinition } from '../kinds/types.js';
 import { MemoryBackend } from '../store/memory-backend.js';
 import { ObjectStore } from '../store/object-store.js';
@@ -185,6 +186,7 @@ export class SimCluster {
   readonly faults = new FaultInjector();
   private readonly watchers: Watcher[] = [];
   private closed = false;
+  private crds: CrdKinds | undefined;
 
   private constructor(
     readonly name: string,
@@ -230,6 +232,9 @@ export class SimCluster {
     });
     const cluster = new SimCluster(options.name, version, token, store, registry, api, rbac);
     await cluster.seed(options);
+    // CRDs become served kinds of this cluster alone (each cluster has its own registry).
+    cluster.crds = new CrdKinds(store, registry);
+    await cluster.crds.start();
     return cluster;
   }
 
@@ -310,6 +315,7 @@ export class SimCluster {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.crds?.stop();
     for (const w of this.watchers) w.stop();
     this.api.closeWatches();
     await this.store.close();

@@ -53,7 +53,10 @@ export function tableContentType(version: string): string {
 
 export function withTypeMeta(def: KindDefinition, obj: KubeObject): KubeObject {
   if (obj.apiVersion === apiVersionOf(def) && obj.kind === def.kind) return obj;
-  return { apiVersion: apiVersionOf(def), kind: def.kind, ...obj };
+  // Served through another version (a CRD's v2 of an object stored as v1): the no-op conversion
+  // rewrites apiVersion, as kube-apiserver's does.
+  const { apiVersion: _stored, kind: _kind, ...rest } = obj;
+  return { apiVersion: apiVersionOf(def), kind: def.kind, ...rest } as KubeObject;
 }
 
 function namespaceOf(ctx: RequestContext): string {

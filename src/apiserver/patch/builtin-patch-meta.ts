@@ -64,6 +64,9 @@ const TABLES: Record<string, PatchMetaTable> = {
   '/Event': meta,
   'events.k8s.io/Event': meta,
   'coordination.k8s.io/Lease': meta,
+  // CRDs are a Go type to the apiserver, so strategic merge works (helm 3 sends it for apiextensions/v1
+  // CRDs); its lists carry no patch strategy and are replaced.
+  'apiextensions.k8s.io/CustomResourceDefinition': meta,
   // RBAC rules, subjects and roleRef carry no tags: lists replace.
   'rbac.authorization.k8s.io/Role': meta,
   'rbac.authorization.k8s.io/ClusterRole': meta,
