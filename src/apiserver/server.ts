@@ -167,7 +167,10 @@ export class ApiServer {
     const { def, info } = ctx;
     const verbs: readonly Verb[] = def.verbs ?? ALL_VERBS;
     if (info.subresource) {
-      if (info.subresource === 'scale' && def.scale) {
+      if (
+        info.subresource === 'scale' &&
+        (def.scale || def.extraSubresources?.some((x) => x.name === 'scale'))
+      ) {
         if (!['get', 'update', 'patch'].includes(info.verb)) throw errors.methodNotAllowed();
         return serveScale(this.options.store, ctx);
       }

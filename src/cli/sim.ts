@@ -6,7 +6,6 @@ import { ConfigError } from '../hub/config.js';
 import { SimCluster, type SimClusterOptions } from '../sim/cluster.js';
 import { parseFaultSpec, type FaultSpec } from '../sim/faults.js';
 import { SimServer } from '../sim/server.js';
-import { simulatorKinds } from '../sim/kinds.js';
 import { parseCidr } from '../sim/cidr.js';
 
 export const SIM_USAGE = `usage:
@@ -165,13 +164,12 @@ export async function startSim(args: SimArgs): Promise<RunningSim> {
           (_, i) => `${args.namePrefix}${String(i + 1).padStart(4, '0')}`,
         );
   const clusters: SimCluster[] = [];
-  const kinds = simulatorKinds();
   for (const name of names) {
     const options: SimClusterOptions = { name, nodes: args.nodes, requireToken: !args.insecureHttp };
     if (args.version) options.version = args.version;
     if (args.podCidr) options.podCidr = args.podCidr;
     if (args.serviceCidr) options.serviceCidr = args.serviceCidr;
-    const cluster = await SimCluster.start(options, kinds);
+    const cluster = await SimCluster.start(options);
     if (args.faults) cluster.faults.set(args.faults);
     server.add(cluster);
     clusters.push(cluster);

@@ -59,6 +59,11 @@ export interface KindDefinition {
   validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** Stored encrypted at rest (Secrets). */
   encrypted?: boolean;
+  /**
+   * Pods: a DELETE of a running pod only marks it (deletionTimestamp = now + grace period) and the kubelet
+   * removes it; unbound or finished pods, and a grace period of 0, delete at once.
+   */
+  gracefulDeletion?: boolean;
   /** A successful DELETE answers with the object instead of a Success Status (pods, serviceaccounts). */
   deleteReturnsObject?: boolean;
   /** Field selectors beyond metadata.name/metadata.namespace: label → value getter. */

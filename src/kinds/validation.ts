@@ -121,9 +121,9 @@ export function validateObject(
   if (unknown.length > 0) {
     const names = unknown.map((p) => `unknown field "${fieldPath(p)}"`);
     if (mode === 'Strict') {
-      const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+      // kube-apiserver names the version alone here (`Deployment in version "v1"`), not group/version.
       throw errors.badRequest(
-        `${def.kind} in version "${apiVersion}" cannot be handled as a ${def.kind}: strict decoding error: ${names.join(', ')}`,
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${names.join(', ')}`,
       );
     }
     if (mode === 'Warn') warnings.push(...names);

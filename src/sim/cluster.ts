@@ -9,7 +9,6 @@ import { RbacAuthorizer } from '../security/rbac-authorizer.js';
 import { RbacIndex, RBAC_RESOURCES } from '../security/rbac.js';
 import { KindRegistry } from '../kinds/registry.js';
 import { CrdKinds } from '../kinds/crd/index.js';
-import type { KindDefinition } from '../kinds/types.js';
 import { MemoryBackend } from '../store/memory-backend.js';
 import { ObjectStore } from '../store/object-store.js';
 import type { KubeObject, Store, Watcher } from '../store/types.js';
@@ -17,6 +16,10 @@ import { errors, isApiError } from '../util/errors.js';
 import { formatCidr, hostAddress, parseCidr, subnet } from './cidr.js';
 import { FaultInjector } from './faults.js';
 import { podLogHandler } from './pod-log.js';
+import { simulatorKinds } from './kinds.js';
+import { evictionHandler } from './eviction.js';
+import { evictionDecision, SimControllers, type SimControllerOptions } from './controllers/index.js';
+import { resourceName } from '../kinds/types.js';
 
 export interface SimClusterOptions {
   name: string;
@@ -32,6 +35,8 @@ export interface SimClusterOptions {
   token?: string;
   /** Require the token (TLS listeners); false serves every caller as an administrator (plain HTTP). */
   requireToken?: boolean;
+  /** Timings of the fake kubelet and controllers (tests make pods start at once). */
+  controllers?: Omit<SimControllerOptions, 'prepare' | 'resolveKind' | 'clusterCidr'>;
 }
 
 export const DEFAULT_SIM_VERSION = 'v1.34.2+k3s1';
@@ -187,6 +192,7 @@ export class SimCluster {
   private readonly watchers: Watcher[] = [];
   private closed = false;
   private crds: CrdKinds | undefined;
+  controllers: SimControllers | undefined;
 
   private constructor(
     readonly name: string,
@@ -198,21 +204,25 @@ export class SimCluster {
     readonly rbac: RbacIndex,
   ) {}
 
-  static async start(options: SimClusterOptions, kinds: readonly KindDefinition[]): Promise<SimCluster> {
+  static async start(options: SimClusterOptions): Promise<SimCluster> {
     const version = options.version ?? DEFAULT_SIM_VERSION;
     const token = options.token ?? `sim_${randomBytes(24).toString('base64url')}`;
     // An idle cluster must stay small: a short event history (watchers older than it relist) and slow timers.
     const store = await ObjectStore.open(new MemoryBackend(), {
-      retention: { minEvents: 200, minAgeMs: 2 * 60_000 },
+      retention: { minEvents: 100, minAgeMs: 2 * 60_000 },
       compactionIntervalMs: 60_000,
       progressIntervalMs: 10_000,
-      watchCacheSize: 64,
+      watchCacheSize: 16,
     });
-    const registry = new KindRegistry(kinds);
+    const serviceCidr = options.serviceCidr ?? '10.43.0.0/16';
+    const registry = new KindRegistry(simulatorKinds(serviceCidr, hostAddress(parseCidr(serviceCidr), 1)));
     const rbac = new RbacIndex();
     const expected = Buffer.from(token);
     const requireToken = options.requireToken ?? true;
-    const subresourceHandlers = new Map<string, SubresourceHandler>([['pods/log', podLogHandler(store)]]);
+    const subresourceHandlers = new Map<string, SubresourceHandler>([
+      ['pods/log', podLogHandler(store)],
+      ['pods/eviction', evictionHandler(store, (pod, dryRun) => evictionDecision(store, pod, { dryRun }))],
+    ]);
     const api = new ApiServer({
       registry,
       store,
@@ -235,6 +245,24 @@ export class SimCluster {
     // CRDs become served kinds of this cluster alone (each cluster has its own registry).
     cluster.crds = new CrdKinds(store, registry);
     await cluster.crds.start();
+    cluster.controllers = new SimControllers({
+      store,
+      options: {
+        ...options.controllers,
+        clusterCidr: options.podCidr ?? '10.42.0.0/16',
+        // Objects the controllers create get the API server's create-time defaults, as in a real cluster.
+        prepare: (_resource, obj) => {
+          const def = registry.byApiVersionKind(obj.apiVersion ?? '', obj.kind ?? '');
+          def?.defaults?.(obj);
+          return obj;
+        },
+        resolveKind: (apiVersion, kind) => {
+          const def = registry.byApiVersionKind(apiVersion, kind);
+          return def ? { resource: resourceName(def), namespaced: def.namespaced } : undefined;
+        },
+      },
+    });
+    await cluster.controllers.start();
     return cluster;
   }
 
@@ -316,6 +344,7 @@ export class SimCluster {
   async close(): Promise<void> {
     this.closed = true;
     this.crds?.stop();
+    this.controllers?.stop();
     for (const w of this.watchers) w.stop();
     this.api.closeWatches();
     await this.store.close();

@@ -213,7 +213,7 @@ export class ObjectStore implements Store {
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    meta.uid = randomUUID();
+    meta.uid = options.serverUid && typeof meta.uid === 'string' && meta.uid !== '' ? meta.uid : randomUUID();
     meta.creationTimestamp = now();
     meta.generation = 1;
     const plan = await this.execute(
@@ -320,8 +320,10 @@ export class ObjectStore implements Store {
         ) {
           // Already being deleted: finalizers still hold it, nothing to write.
           if (meta.deletionTimestamp !== undefined) return { op: 'none', object: current };
-          meta.deletionTimestamp = now();
-          meta.deletionGracePeriodSeconds = 0;
+          const grace = options.markOnly ? (options.gracePeriodSeconds ?? 0) : 0;
+          meta.deletionTimestamp =
+            grace > 0 ? new Date(Date.now() + grace * 1000).toISOString().replace(/\.\d+Z$/, 'Z') : now();
+          meta.deletionGracePeriodSeconds = grace;
           // Kubernetes bumps generation when it marks an object for deletion.
           meta.generation = (meta.generation ?? 0) + 1;
           if (rv !== undefined) meta.resourceVersion = rv;

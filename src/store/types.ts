@@ -75,6 +75,11 @@ export interface ListResult {
 export interface WriteOptions {
   /** Validate and compute the result, store nothing, emit no event. */
   dryRun?: boolean;
+  /**
+   * Create only: keep the uid the API server assigned before defaulting (a Job's selector names it).
+   * Everyone else's uid is replaced, so clients can never choose one.
+   */
+  serverUid?: boolean;
 }
 
 export interface UpdateOptions extends WriteOptions {
@@ -95,6 +100,8 @@ export interface DeleteOptions extends WriteOptions {
    * by a later delete once nothing holds it.
    */
   markOnly?: boolean;
+  /** With markOnly: a graceful deletion (pods) — deletionTimestamp this many seconds ahead. */
+  gracePeriodSeconds?: number;
 }
 
 export interface DeleteResult {

@@ -224,7 +224,8 @@ export class WatchHub {
     if (this.ring.length - this.ringStart > this.options.ringSize) {
       this.ringFloor = this.ring[this.ringStart]!.resourceVersion;
       this.ringStart++;
-      if (this.ringStart >= 1024 && this.ringStart * 2 >= this.ring.length) {
+      // Trim once the dead head is as long as the ring is meant to be: a small ring stays small.
+      if (this.ringStart >= Math.min(1024, this.options.ringSize) && this.ringStart * 2 >= this.ring.length) {
         this.ring = this.ring.slice(this.ringStart);
         this.ringStart = 0;
       }

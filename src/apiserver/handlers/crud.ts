@@ -1,5 +1,6 @@
 // The verbs on stored kinds: get, list, create, update (PUT), patch (merge, JSON, strategic, apply),
 // delete and deletecollection, including the status subresource and dryRun.
+import { randomUUID } from 'node:crypto';
 import type { KindDefinition } from '../../kinds/types.js';
 import { apiVersionOf } from '../../kinds/types.js';
 import { validateObject, parseFieldValidation } from '../../kinds/validation.js';
@@ -136,6 +137,8 @@ function prepareCreate(
   manager: string | undefined,
 ): void {
   clearServerFields(obj);
+  // As kube-apiserver: the uid exists before defaulting (a Job's generated selector names it).
+  obj.metadata.uid = randomUUID();
   resolveGenerateName(obj);
   // A kind with a status subresource takes no status on create; its defaults set the initial one.
   if (ctx.def.subresources?.status) delete obj.status;
@@ -153,7 +156,7 @@ export async function createObject(deps: CrudDeps, ctx: RequestContext): Promise
   const dryRun = isDryRun(ctx.query);
   prepareCreate(deps, ctx, obj, fieldManagerOf(ctx, false));
   if (ctx.def.namespaced) await assertNamespaceWritable(deps.store, ctx.info.namespace);
-  const created = await deps.store.create(ctx.resource, obj, { dryRun });
+  const created = await deps.store.create(ctx.resource, obj, { dryRun, serverUid: true });
   ctx.createdName = created.metadata.name;
   respondObject(ctx, 201, created);
 }
@@ -282,7 +285,10 @@ async function applyObject(
         const obj = deps.fields.apply(ctx.def, undefined, applied, manager, force, '');
         prepareCreate(deps, ctx, obj, undefined);
         if (ctx.def.namespaced) await assertNamespaceWritable(deps.store, ctx.info.namespace);
-        const created = await deps.store.create(ctx.resource, obj, { dryRun: isDryRun(ctx.query) });
+        const created = await deps.store.create(ctx.resource, obj, {
+          dryRun: isDryRun(ctx.query),
+          serverUid: true,
+        });
         respondObject(ctx, 201, created);
         return;
       }
@@ -351,6 +357,13 @@ export async function deleteObject(deps: CrudDeps, ctx: RequestContext): Promise
       deleteOptions.markOnly = true;
     }
   }
+  if (ctx.def.gracefulDeletion) {
+    const grace = await gracePeriodOf(deps.store, ctx, namespace, options.gracePeriodSeconds);
+    if (grace > 0) {
+      deleteOptions.markOnly = true;
+      deleteOptions.gracePeriodSeconds = grace;
+    }
+  }
   const result = await deps.store.delete(ctx.resource, namespace, ctx.info.name, deleteOptions);
   if (!result.deleted || ctx.def.deleteReturnsObject) {
     respondObject(ctx, 200, result.object);
@@ -361,6 +374,23 @@ export async function deleteObject(deps: CrudDeps, ctx: RequestContext): Promise
   if (ctx.def.group) details.group = ctx.def.group;
   if (result.object.metadata.uid) details.uid = result.object.metadata.uid;
   writeJson(ctx.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+}
+
+/** A pod's grace period as kube-apiserver decides it: the request's, else the spec's (30 s default). */
+async function gracePeriodOf(
+  store: Store,
+  ctx: RequestContext,
+  namespace: string,
+  requested: unknown,
+): Promise<number> {
+  const live = await store.get(ctx.resource, namespace, ctx.info.name);
+  if (!live) throw errors.notFound(ctx.def.plural, ctx.def.group, ctx.info.name);
+  const spec = (live['spec'] ?? {}) as { nodeName?: string; terminationGracePeriodSeconds?: number };
+  const phase = (live['status'] as { phase?: string } | undefined)?.phase;
+  // Nothing runs it (unscheduled) or it has finished: nothing to wait for.
+  if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return 0;
+  if (typeof requested === 'number' && Number.isInteger(requested) && requested >= 0) return requested;
+  return spec.terminationGracePeriodSeconds ?? 30;
 }
 
 export async function deleteCollection(deps: CrudDeps, ctx: RequestContext): Promise<void> {

@@ -61,8 +61,18 @@ interface ScaleSpec {
   labelSelectorPath?: string;
 }
 
+/** Built-in scalable kinds (Deployments …) keep replicas in spec/status and compute the selector. */
+const BUILTIN_SCALE: ScaleSpec = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+};
+
+function scaleSpecOf(def: KindDefinition): ScaleSpec {
+  return def.scale ?? BUILTIN_SCALE;
+}
+
 function scaleOf(def: KindDefinition, obj: KubeObject): KubeObject {
-  const spec = def.scale as ScaleSpec;
+  const spec = scaleSpecOf(def);
   const specReplicas = getAt(obj, parsePath(spec.specReplicasPath));
   const statusReplicas = getAt(obj, parsePath(spec.statusReplicasPath));
   // Built-in kinds compute the selector from spec.selector; CRDs name a string field.
@@ -107,7 +117,6 @@ function replicasOf(scale: unknown): number {
 /** Serves GET, PUT and PATCH on `<kind>/<name>/scale` for a kind with `def.scale`. */
 export async function serveScale(store: Store, ctx: RequestContext): Promise<void> {
   const { def, info } = ctx;
-  if (!def.scale) throw errors.pathNotFound();
   const namespace = def.namespaced ? info.namespace : '';
   const live = await store.get(ctx.resource, namespace, info.name);
   if (!live) throw errors.notFound(def.plural, def.group, info.name);
@@ -141,9 +150,9 @@ export async function serveScale(store: Store, ctx: RequestContext): Promise<voi
   } else throw errors.methodNotAllowed();
   const replicas = replicasOf(wanted);
   const next = clone(live);
-  setAt(next as Record<string, unknown>, parsePath((def.scale as ScaleSpec).specReplicasPath), replicas);
+  setAt(next as Record<string, unknown>, parsePath(scaleSpecOf(def).specReplicasPath), replicas);
   // Scaling changes the spec: the generation moves, so controllers see a new desired state.
-  if (getAt(live, parsePath((def.scale as ScaleSpec).specReplicasPath)) !== replicas)
+  if (getAt(live, parsePath(scaleSpecOf(def).specReplicasPath)) !== replicas)
     next.metadata.generation = (live.metadata.generation ?? 1) + 1;
   const updated = await store.update(ctx.resource, next);
   ctx.code = 200;

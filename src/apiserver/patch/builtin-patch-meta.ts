@@ -1,5 +1,5 @@
 // Strategic-merge metadata of the built-in kinds, transcribed from the `patchStrategy`/`patchMergeKey`
-// tags of k8s.io/api (core/v1, apps/v1, batch/v1) and apimachinery's ObjectMeta; fields without a tag replace.
+// tags of k8s.io/api (every group a simulated cluster serves) and apimachinery's ObjectMeta; fields without a tag replace.
 import { definePatchMeta, mountPatchMeta, type KindPatchMeta, type PatchMetaTable } from './patch-meta.js';
 
 const byName = { strategy: 'merge', mergeKey: 'name' } as const;
@@ -94,6 +94,25 @@ const TABLES: Record<string, PatchMetaTable> = {
   'apps/StatefulSet': { ...meta, ...template, ...statusConditions },
   'apps/DaemonSet': { ...meta, ...template, ...statusConditions },
   'batch/Job': { ...meta, ...template, ...statusConditions },
+  '/PersistentVolumeClaim': { ...meta, ...statusConditions },
+  '/PersistentVolume': meta,
+  '/ReplicationController': { ...meta, ...template, ...statusConditions },
+  '/PodTemplate': { ...meta, ...mountPatchMeta('template', podTemplatePatchMeta) },
+  '/ResourceQuota': meta,
+  '/LimitRange': meta,
+  // Endpoints.subsets and their addresses/ports carry no tags: replaced whole.
+  '/Endpoints': meta,
+  'apps/ControllerRevision': meta,
+  'policy/PodDisruptionBudget': { ...meta, ...statusConditions },
+  // HPA spec.metrics is atomic; only the status conditions merge.
+  'autoscaling/HorizontalPodAutoscaler': { ...meta, ...statusConditions },
+  'networking.k8s.io/Ingress': meta,
+  'networking.k8s.io/IngressClass': meta,
+  'networking.k8s.io/NetworkPolicy': meta,
+  'storage.k8s.io/StorageClass': meta,
+  'storage.k8s.io/CSIDriver': meta,
+  'discovery.k8s.io/EndpointSlice': meta,
+  'scheduling.k8s.io/PriorityClass': meta,
   'batch/CronJob': {
     ...meta,
     ...mountPatchMeta('spec.jobTemplate.metadata', objectMetaPatchMeta),
