@@ -1,6 +1,7 @@
 // The fleethub command line: `fleethub hub` runs a hub; `fleethub hub rotate-encryption-key` rotates
 // the key that encrypts Secrets at rest and re-encrypts them.
 // The hub's modules load only for hub commands: `fleethub template …` starts in a fraction of the time.
+import { join } from 'node:path';
 import { ConfigError, hubConfig } from '../hub/config.js';
 
 const USAGE = `usage:
@@ -27,12 +28,33 @@ async function runHub(argv: string[]): Promise<void> {
   if (hub.insecureUrl) process.stderr.write(`plain HTTP (loopback only) on ${hub.insecureUrl}\n`);
   process.stderr.write(`admin kubeconfig: ${hub.kubeconfigPath}\n`);
   process.stderr.write(`try: KUBECONFIG=${hub.kubeconfigPath} .tools/v35/kubectl get namespaces\n`);
+  let demo: { close(): Promise<void> } | undefined;
+  if (config.demoFleet > 0) {
+    // A simulated fleet beside the hub, so a fresh install has clusters to look at.
+    const { startSim, parseSimArgs } = await import('./sim.js');
+    const dir = join(config.dataDir, 'demo-fleet');
+    const sim = await startSim(
+      parseSimArgs([
+        'fleet',
+        '--clusters',
+        String(config.demoFleet),
+        '--kubeconfig-dir',
+        dir,
+        '--name-prefix',
+        'demo-',
+      ]),
+    );
+    demo = sim;
+    process.stderr.write(
+      `demo fleet: ${config.demoFleet} simulated clusters on ${sim.server.url}; try: KUBECONFIG=${join(dir, 'demo-0001.kubeconfig')} .tools/v35/kubectl get nodes\n`,
+    );
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     hub.logger.info({ signal }, 'shutting down');
-    hub.close().then(
+    Promise.all([hub.close(), demo?.close()]).then(
       () => process.exit(0),
       (err: unknown) => {
         hub.logger.error({ err }, 'shutdown failed');

@@ -40,3 +40,10 @@ test('loopback and host:port parsing', () => {
   assert.ok(!isLoopback('0.0.0.0') && !isLoopback('192.168.1.1'));
   assert.deepEqual(parseHostPort('[::1]:6443', '--listen'), { host: '::1', port: 6443 });
 });
+
+test('--demo-fleet starts that many simulated clusters; anything but 0–1000 is refused', () => {
+  assert.equal(hubConfig([]).demoFleet, 0);
+  assert.equal(hubConfig(['--demo-fleet', '3']).demoFleet, 3);
+  assert.throws(() => hubConfig(['--demo-fleet', 'many']), /--demo-fleet: expected a number of clusters/);
+  assert.throws(() => hubConfig(['--demo-fleet', '5000']), /from 0 to 1000/);
+});

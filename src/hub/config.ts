@@ -19,6 +19,8 @@ export interface HubConfig {
   identity?: string;
   /** Audit events older than this (ms) are removed by the leader; 0 keeps them forever. */
   auditRetentionMs: number;
+  /** Simulated clusters started beside the hub for demos (kubeconfigs in <data-dir>/demo-fleet); 0 = none. */
+  demoFleet: number;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +54,7 @@ const FLAGS = [
   'tls-san',
   'identity',
   'audit-retention',
+  'demo-fleet',
 ] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -87,6 +90,7 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
     logLevel: one('log-level', 'FLEETHUB_LOG_LEVEL') ?? 'info',
     tlsSans: flags.get('tls-san') ?? (env.FLEETHUB_TLS_SAN ? env.FLEETHUB_TLS_SAN.split(',') : []),
     auditRetentionMs: retention(one('audit-retention', 'FLEETHUB_AUDIT_RETENTION') ?? '30d'),
+    demoFleet: demoFleet(one('demo-fleet', 'FLEETHUB_DEMO_FLEET') ?? '0'),
   };
   const identity = one('identity', 'FLEETHUB_IDENTITY');
   if (identity) config.identity = identity;
@@ -99,6 +103,13 @@ export function hubConfig(argv: string[], env: NodeJS.ProcessEnv = process.env):
     config.insecureHttpListen = address;
   }
   return config;
+}
+
+function demoFleet(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 1000)
+    throw new ConfigError(`--demo-fleet: expected a number of clusters from 0 to 1000, got "${value}"`);
+  return n;
 }
 
 function retention(value: string): number {
