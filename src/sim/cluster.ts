@@ -18,6 +18,7 @@ import { FaultInjector } from './faults.js';
 import { podLogHandler } from './pod-log.js';
 import { simulatorKinds } from './kinds.js';
 import { evictionHandler } from './eviction.js';
+import { SimNamespaces } from './namespaces.js';
 import { evictionDecision, SimControllers, type SimControllerOptions } from './controllers/index.js';
 import { resourceName } from '../kinds/types.js';
 
@@ -193,6 +194,7 @@ export class SimCluster {
   private closed = false;
   private crds: CrdKinds | undefined;
   controllers: SimControllers | undefined;
+  private namespaces: SimNamespaces | undefined;
 
   private constructor(
     readonly name: string,
@@ -263,6 +265,8 @@ export class SimCluster {
       },
     });
     await cluster.controllers.start();
+    cluster.namespaces = new SimNamespaces(store, () => registry.namespacedResources());
+    await cluster.namespaces.start();
     return cluster;
   }
 
@@ -345,6 +349,7 @@ export class SimCluster {
     this.closed = true;
     this.crds?.stop();
     this.controllers?.stop();
+    this.namespaces?.stop();
     for (const w of this.watchers) w.stop();
     this.api.closeWatches();
     await this.store.close();

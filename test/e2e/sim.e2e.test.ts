@@ -99,3 +99,21 @@ test('faults: errors, then recovery, then the cluster going away', async () => {
   const back = await kubectl('v35', kcPath, ['get', 'ns', '-o', 'name']);
   assert.equal(back.code, 0, back.stderr);
 });
+
+test('deleting a namespace deletes what is in it and then the namespace', async () => {
+  await single;
+  const kc = join(dir, 'single.kubeconfig');
+  const ok = async (...args: string[]) => {
+    const r = await kubectl('v35', kc, args);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  await ok('create', 'namespace', 'doomed');
+  await ok('-n', 'doomed', 'create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2');
+  await ok('-n', 'doomed', 'create', 'configmap', 'settings', '--from-literal=a=b');
+  await ok('-n', 'doomed', 'rollout', 'status', 'deployment/web', '--timeout=30s');
+  await ok('delete', 'namespace', 'doomed', '--timeout=30s');
+  const gone = await kubectl('v35', kc, ['get', 'namespace', 'doomed']);
+  assert.match(gone.stderr, /NotFound/);
+  assert.equal((await ok('get', 'pods', '-A', '-o', 'name')).includes('web-'), false);
+});
