@@ -11,12 +11,14 @@ import { parseCidr } from '../sim/cidr.js';
 export const SIM_USAGE = `usage:
   fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3]
                        [--version v1.34.2+k3s1] [--pod-cidr 10.42.0.0/16] [--service-cidr 10.43.0.0/16]
-                       [--insecure-http] [--faults JSON]
+                       [--insecure-http] [--faults JSON] [--legacy-discovery] [--no-openapi] [--reject-protobuf]
   fleethub sim fleet --clusters N --listen HOST:PORT --kubeconfig-dir DIR [--name-prefix sim-]
                      [--nodes 3] [--version V] [--insecure-http] [--faults JSON]
 
   --listen        where to serve (default 127.0.0.1:0, a free port); TLS with a CA made at start
   --insecure-http plain HTTP, loopback only (kubectl then sends no token; every caller is admin)
+  --legacy-discovery, --no-openapi, --reject-protobuf
+                  behave like an older or stripped-down API server (see docs/simulator.md)
   --faults        initial faults of every cluster, e.g. '{"latencyMs":50,"errorRate":0.1,"errorCode":503}';
                   change them later with PUT /sim/clusters/<name>/faults (see docs/simulator.md)`;
 
@@ -35,6 +37,7 @@ interface SimArgs {
   serviceCidr?: string;
   insecureHttp: boolean;
   faults?: FaultSpec;
+  compat: { legacyDiscovery?: boolean; noOpenApi?: boolean; rejectProtobuf?: boolean };
 }
 
 function parseListen(value: string): { host: string; port: number } {
@@ -64,6 +67,7 @@ export function parseSimArgs(argv: string[]): SimArgs {
     clusters: 0,
     nodes: 3,
     insecureHttp: false,
+    compat: {},
   };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -118,6 +122,15 @@ export function parseSimArgs(argv: string[]): SimArgs {
       case '--insecure-http':
         args.insecureHttp = true;
         break;
+      case '--legacy-discovery':
+        args.compat.legacyDiscovery = true;
+        break;
+      case '--no-openapi':
+        args.compat.noOpenApi = true;
+        break;
+      case '--reject-protobuf':
+        args.compat.rejectProtobuf = true;
+        break;
       case '--faults': {
         const v = value();
         try {
@@ -165,7 +178,12 @@ export async function startSim(args: SimArgs): Promise<RunningSim> {
         );
   const clusters: SimCluster[] = [];
   for (const name of names) {
-    const options: SimClusterOptions = { name, nodes: args.nodes, requireToken: !args.insecureHttp };
+    const options: SimClusterOptions = {
+      name,
+      nodes: args.nodes,
+      requireToken: !args.insecureHttp,
+      compat: args.compat,
+    };
     if (args.version) options.version = args.version;
     if (args.podCidr) options.podCidr = args.podCidr;
     if (args.serviceCidr) options.serviceCidr = args.serviceCidr;

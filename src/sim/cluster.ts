@@ -13,6 +13,7 @@ import { MemoryBackend } from '../store/memory-backend.js';
 import { ObjectStore } from '../store/object-store.js';
 import type { KubeObject, Store, Watcher } from '../store/types.js';
 import { errors, isApiError } from '../util/errors.js';
+import { writeError } from '../apiserver/respond.js';
 import { formatCidr, hostAddress, parseCidr, subnet } from './cidr.js';
 import { FaultInjector } from './faults.js';
 import { podLogHandler } from './pod-log.js';
@@ -36,6 +37,12 @@ export interface SimClusterOptions {
   token?: string;
   /** Require the token (TLS listeners); false serves every caller as an administrator (plain HTTP). */
   requireToken?: boolean;
+  /**
+   * Behave like an older or stripped-down API server, to see how clients cope (kube-api-sim.md §10):
+   * `legacyDiscovery` answers /api and /apis in the pre-1.26 form only, `noOpenApi` serves no /openapi,
+   * `rejectProtobuf` answers protobuf request bodies with 415 (what helm and kubectl ≥1.32 cannot survive).
+   */
+  compat?: { legacyDiscovery?: boolean; noOpenApi?: boolean; rejectProtobuf?: boolean };
   /** Timings of the fake kubelet and controllers (tests make pods start at once). */
   controllers?: Omit<SimControllerOptions, 'prepare' | 'resolveKind' | 'clusterCidr'>;
 }
@@ -195,6 +202,7 @@ export class SimCluster {
   private crds: CrdKinds | undefined;
   controllers: SimControllers | undefined;
   private namespaces: SimNamespaces | undefined;
+  private compat: NonNullable<SimClusterOptions['compat']> = {};
 
   private constructor(
     readonly name: string,
@@ -243,6 +251,7 @@ export class SimCluster {
       subresourceHandlers,
     });
     const cluster = new SimCluster(options.name, version, token, store, registry, api, rbac);
+    cluster.compat = options.compat ?? {};
     await cluster.seed(options);
     // CRDs become served kinds of this cluster alone (each cluster has its own registry).
     cluster.crds = new CrdKinds(store, registry);
@@ -342,7 +351,29 @@ export class SimCluster {
       req.socket.destroy();
       return;
     }
-    await this.faults.handle(req, res, path, () => this.api.handle(req, res, path));
+    await this.faults.handle(req, res, path, () => {
+      const { legacyDiscovery, noOpenApi, rejectProtobuf } = this.compat;
+      if (legacyDiscovery && (path === '/api' || path === '/apis' || path === '/api/' || path === '/apis/'))
+        req.headers.accept = 'application/json';
+      if (noOpenApi && (path === '/openapi' || path.startsWith('/openapi/'))) {
+        writeError(res, errors.pathNotFound());
+        return Promise.resolve();
+      }
+      if (
+        rejectProtobuf &&
+        /application\/vnd\.kubernetes\.protobuf/i.test(req.headers['content-type'] ?? '')
+      ) {
+        writeError(
+          res,
+          errors.unsupportedMediaType(req.headers['content-type'] ?? '', [
+            'application/json',
+            'application/yaml',
+          ]),
+        );
+        return Promise.resolve();
+      }
+      return this.api.handle(req, res, path);
+    });
   };
 
   async close(): Promise<void> {
