@@ -102,7 +102,8 @@ export class FaultInjector {
     const url = new URL(req.url ?? '/', 'http://sim');
     if (isWatch(url, path)) {
       const rv = url.searchParams.get('resourceVersion');
-      if (spec.expireWatches && rv && rv !== '0' && url.searchParams.get('sendInitialEvents') !== 'true') {
+      // Watch-list resumes (sendInitialEvents with the last resourceVersion) expire the same way.
+      if (spec.expireWatches && rv && rv !== '0') {
         spec.expireWatches--;
         // What kube-apiserver does for a compacted resourceVersion: 200, one ERROR event, end of stream.
         res.writeHead(200, { 'Content-Type': 'application/json' });

@@ -318,7 +318,11 @@ describe('kubectl conformance against a simulated cluster (§10)', { concurrency
 
         // Forced 410 on the next resumed watch: kubectl wait relists and still sees the change.
         await env.ok(['run', 'w2', '-n', 'c7', '--image=nginx:1.27']);
-        env.cluster.faults.set({ expireWatches: 1 });
+        // 1.31 lists, then watches from the list's resourceVersion and so meets the 410 at once; 1.35 opens
+        // a watch-list without one, so its stream is cut to make it resume (with a resourceVersion) and expire.
+        env.cluster.faults.set(
+          gen === 'v31' ? { expireWatches: 1 } : { expireWatches: 1, dropWatchesAfterMs: 500 },
+        );
         try {
           const waiting = env.k([
             'wait',
@@ -333,9 +337,7 @@ describe('kubectl conformance against a simulated cluster (§10)', { concurrency
           const waited = await waiting;
           assert.equal(waited.code, 0, waited.stderr);
           assert.equal(waited.stdout, 'pod/w2 condition met\n');
-          // kubectl 1.31 lists then watches from the list's resourceVersion and so meets the 410;
-          // 1.35 opens a watch-list (sendInitialEvents) instead, which the fault leaves alone.
-          if (gen === 'v31') assert.equal(env.cluster.faults.spec.expireWatches, 0);
+          assert.equal(env.cluster.faults.spec.expireWatches, 0, 'the forced 410 was met');
         } finally {
           env.cluster.faults.set({});
         }
