@@ -117,3 +117,24 @@ test('deleting a namespace deletes what is in it and then the namespace', async 
   assert.match(gone.stderr, /NotFound/);
   assert.equal((await ok('get', 'pods', '-A', '-o', 'name')).includes('web-'), false);
 });
+
+test('the fake controllers record the events kubectl describe shows', async () => {
+  await single;
+  const kc = join(dir, 'single.kubeconfig');
+  const ok = async (...args: string[]) => {
+    const r = await kubectl('v35', kc, args);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  };
+  await ok('create', 'namespace', 'events');
+  await ok('-n', 'events', 'create', 'deployment', 'web', '--image=nginx:1.27');
+  await ok('-n', 'events', 'rollout', 'status', 'deployment/web', '--timeout=30s');
+  const deployment = await ok('-n', 'events', 'describe', 'deployment', 'web');
+  assert.match(
+    deployment,
+    /ScalingReplicaSet\s+\S+\s+deployment-controller\s+Scaled up replica set web-\w+ from 0 to 1/,
+  );
+  const pod = await ok('-n', 'events', 'describe', 'pod', '-l', 'app=web');
+  assert.match(pod, /Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned events\/web-/);
+  assert.match(pod, /Started\s+\S+\s+kubelet\s+Started container nginx/);
+});

@@ -1,5 +1,6 @@
 // Deployment controller: one ReplicaSet per pod template (`<name>-<pod-template-hash>`), rolling update
 // or recreate between them, revision history, and the status fields and conditions kubectl rollout status, helm --wait and kstatus read.
+import { recordEvent } from './events.js';
 import type { KubeObject } from '../../store/types.js';
 import {
   createObject,
@@ -106,7 +107,17 @@ export async function syncDeployment(ctx: SimContext, ns: string, name: string):
       annotations[MAX_REPLICAS] = String(replicas + maxSurge);
     }
     const next = { ...rs, metadata: { ...rs.metadata, annotations }, spec: { ...spec(rs), replicas: to } };
-    return ctx.store.update(REPLICASETS, next);
+    const from = Number(spec(rs)['replicas'] ?? 0);
+    const written = await ctx.store.update(REPLICASETS, next);
+    if (from !== to)
+      await recordEvent(
+        ctx,
+        d,
+        'ScalingReplicaSet',
+        `Scaled ${to > from ? 'up' : 'down'} replica set ${rs.metadata.name ?? ''} from ${from} to ${to}`,
+        'deployment-controller',
+      );
+    return written;
   };
 
   if (!paused) {
@@ -259,7 +270,16 @@ async function createNewReplicaSet(
     },
   };
   try {
-    return await createObject(ctx, REPLICASETS, rs);
+    const created = await createObject(ctx, REPLICASETS, rs);
+    if (created && initial > 0)
+      await recordEvent(
+        ctx,
+        d,
+        'ScalingReplicaSet',
+        `Scaled up replica set ${nameOf(created)} from 0 to ${initial}`,
+        'deployment-controller',
+      );
+    return created;
   } catch (e) {
     if (!isCode(e, 409)) throw e;
   }

@@ -1,5 +1,6 @@
 // Fake kubelet pod side (KWOK "fast" stages): a bound pod starts Running and Ready after a short delay,
 // run-once pods (Jobs, hook and test pods) exit after their run time, and deleted pods are removed after their grace.
+import { recordEvent } from './events.js';
 import type { KubeObject } from '../../store/types.js';
 import { deleteObject, isCode, nowMs, writeStatus, type SimContext } from './context.js';
 import { isNodeReady, nodeInternalIp, podIpOnNode } from './nodes.js';
@@ -209,6 +210,19 @@ export async function syncPod(ctx: SimContext, ns: string, name: string): Promis
       const ip = spec(pod)['hostNetwork'] === true ? nodeInternalIp(node) : await allocateIp(ctx, node, pod);
       if (!ip) return;
       const written = await writeStatus(ctx, 'pods', pod, runningStatus(pod, node, ip, formatTime(now)));
+      const host = nameOf(node);
+      for (const c of (spec(pod)['containers'] as { name?: string; image?: string }[] | undefined) ?? []) {
+        await recordEvent(
+          ctx,
+          written,
+          'Pulled',
+          `Container image "${c.image ?? ''}" already present on machine`,
+          'kubelet',
+          host,
+        );
+        await recordEvent(ctx, written, 'Created', `Created container: ${c.name ?? ''}`, 'kubelet', host);
+        await recordEvent(ctx, written, 'Started', `Started container ${c.name ?? ''}`, 'kubelet', host);
+      }
       const run = runDurationMs(ctx, written);
       if (run !== undefined) ctx.enqueue(key, run);
       return;

@@ -1,5 +1,6 @@
 // ReplicaSet controller: keeps `spec.replicas` active pods named `<rs>-<5 chars>` under a controller
 // reference (adopting matching orphans), deletes the least useful pods first, and reports status.
+import { recordEvent } from './events.js';
 import type { KubeObject } from '../../store/types.js';
 import { createObject, deletePod, isCode, nowMs, writeStatus, type SimContext } from './context.js';
 import {
@@ -114,6 +115,14 @@ export async function syncReplicaSet(ctx: SimContext, ns: string, name: string):
   if (diff < 0) {
     for (let i = 0; i < -diff; i++) {
       const created = await createPod(ctx, podFromTemplate(rs, sp['template']));
+      if (created)
+        await recordEvent(
+          ctx,
+          rs,
+          'SuccessfulCreate',
+          `Created pod: ${created.metadata.name ?? ''}`,
+          'replicaset-controller',
+        );
       if (created) active.push(created);
     }
   } else if (diff > 0) {

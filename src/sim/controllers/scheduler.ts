@@ -1,5 +1,6 @@
 // Fake kube-scheduler: binds Pending pods without a node to a Ready node that fits (nodeSelector,
 // required node affinity incl. DaemonSet matchFields pins, taints/tolerations, cordon), least loaded first.
+import { recordEvent } from './events.js';
 import type { KubeObject } from '../../store/types.js';
 import { isCode, nowText, type SimContext } from './context.js';
 import { isNodeReady } from './nodes.js';
@@ -186,7 +187,14 @@ async function bind(ctx: SimContext, pod: KubeObject, node: string): Promise<voi
   const st = (next['status'] ??= {}) as Json;
   st['phase'] ??= 'Pending';
   upsertCondition(st, { type: 'PodScheduled', status: 'True' }, nowText(ctx), { probeTime: true });
-  await ctx.store.update('pods', next);
+  const bound = await ctx.store.update('pods', next);
+  await recordEvent(
+    ctx,
+    bound,
+    'Scheduled',
+    `Successfully assigned ${bound.metadata.namespace ?? ''}/${bound.metadata.name ?? ''} to ${node}`,
+    'default-scheduler',
+  );
 }
 
 async function markUnschedulable(ctx: SimContext, pod: KubeObject, message: string): Promise<void> {
