@@ -20,6 +20,7 @@ import { podLogHandler } from './pod-log.js';
 import { simulatorKinds } from './kinds.js';
 import { evictionHandler } from './eviction.js';
 import { SimNamespaces } from './namespaces.js';
+import { SIM_STORE_OPTIONS } from './store-options.js';
 import { evictionDecision, SimControllers, type SimControllerOptions } from './controllers/index.js';
 import { resourceName } from '../kinds/types.js';
 
@@ -218,12 +219,7 @@ export class SimCluster {
     const version = options.version ?? DEFAULT_SIM_VERSION;
     const token = options.token ?? `sim_${randomBytes(24).toString('base64url')}`;
     // An idle cluster must stay small: a short event history (watchers older than it relist) and slow timers.
-    const store = await ObjectStore.open(new MemoryBackend(), {
-      retention: { minEvents: 100, minAgeMs: 2 * 60_000 },
-      compactionIntervalMs: 60_000,
-      progressIntervalMs: 10_000,
-      watchCacheSize: 16,
-    });
+    const store = await ObjectStore.open(new MemoryBackend(), SIM_STORE_OPTIONS);
     const serviceCidr = options.serviceCidr ?? '10.43.0.0/16';
     const registry = new KindRegistry(simulatorKinds(serviceCidr, hostAddress(parseCidr(serviceCidr), 1)));
     const rbac = new RbacIndex();

@@ -35,7 +35,8 @@ export async function measureIdleCost(n: number, clock: SimClock = new ManualClo
   for (let i = 0; i < n; i++) {
     const store = await ObjectStore.open(new MemoryBackend(), {
       ...SIM_STORE_OPTIONS,
-      retention: { minEvents: 200, minAgeMs: 0 },
+      // Simulated time: the manual clock's hour is not wall time, so only the event count limits history.
+      retention: { minEvents: SIM_STORE_OPTIONS.retention?.minEvents ?? 100, minAgeMs: 0 },
       compactionIntervalMs: 0,
     });
     await seedCluster(store, 3);

@@ -16,12 +16,8 @@ export const FAST: SimControllerOptions = {
 };
 
 /** SimCluster's store settings: a short event history and slow timers. */
-export const SIM_STORE_OPTIONS: ObjectStoreOptions = {
-  retention: { minEvents: 200, minAgeMs: 2 * 60_000 },
-  compactionIntervalMs: 60_000,
-  progressIntervalMs: 10_000,
-  watchCacheSize: 64,
-};
+import { SIM_STORE_OPTIONS } from '../store-options.js';
+export { SIM_STORE_OPTIONS };
 
 export function nodeObject(name: string, i: number): KubeObject {
   return {
