@@ -47,6 +47,11 @@ export interface SimControllerOptions {
   gcResources?: readonly string[];
   /** Maps an owner reference's apiVersion/kind to its resource (CRDs); built-ins are known. */
   resolveKind?: (apiVersion: string, kind: string) => KindInfo | undefined;
+  /**
+   * How long a pod's change waits before its owner, PDBs and Services are synced: a burst of pod events
+   * (a 500-replica rollout) then costs one owner sync, not one per pod. Default 50 ms.
+   */
+  podFanoutDelayMs?: number;
   /** Sync failures (other than conflicts) are reported here. Default: silent. */
   onError?: (key: string, error: unknown) => void;
 }

@@ -155,7 +155,12 @@ export async function schedulePending(ctx: SimContext): Promise<void> {
     const reasons = new Map<string, number>();
     let best: KubeObject | undefined;
     for (const node of nodes) {
-      const why = misfit(pod, node);
+      // A node holds at most its allocatable pod count (110 by default), as kube-scheduler's NodeResourcesFit.
+      const capacity = Number(
+        (status(node)['allocatable'] as Record<string, unknown> | undefined)?.['pods'] ?? 110,
+      );
+      const why =
+        misfit(pod, node) ?? ((load.get(nameOf(node)) ?? 0) >= capacity ? 'Too many pods' : undefined);
       if (why) {
         reasons.set(why, (reasons.get(why) ?? 0) + 1);
         continue;

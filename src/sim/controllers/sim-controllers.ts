@@ -59,6 +59,7 @@ export function resolveOptions(o: SimControllerOptions = {}): ResolvedOptions {
     leaseDurationSeconds: o.leaseDurationSeconds ?? 40,
     clusterCidr: o.clusterCidr ?? '10.42.0.0/16',
     retryBaseDelayMs: o.retryBaseDelayMs ?? 100,
+    podFanoutDelayMs: o.podFanoutDelayMs ?? 50,
     gracefulPodDeletion: o.gracefulPodDeletion ?? true,
     endpointSlices: o.endpointSlices ?? true,
     gcResources: o.gcResources ?? DEFAULT_GC_RESOURCES,
@@ -325,9 +326,10 @@ export class SimControllers {
     }
     const owner = controllerRef(pod);
     const kind = owner ? OWNER_KEYS[owner.kind] : undefined;
-    if (owner && kind) this.enqueue(`${kind}|${ns}|${owner.name}`);
-    this.enqueue(`pdb|${ns}`);
-    this.enqueue(`svcns|${ns}`);
+    const delay = this.options.podFanoutDelayMs;
+    if (owner && kind) this.enqueue(`${kind}|${ns}|${owner.name}`, delay);
+    this.enqueue(`pdb|${ns}`, delay);
+    this.enqueue(`svcns|${ns}`, delay);
   }
 
   private async sync(key: string): Promise<void> {

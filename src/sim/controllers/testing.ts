@@ -13,6 +13,7 @@ export const FAST: SimControllerOptions = {
   runOnceDurationMs: 20,
   maxGracePeriodMs: 0,
   retryBaseDelayMs: 10,
+  podFanoutDelayMs: 0,
 };
 
 /** SimCluster's store settings: a short event history and slow timers. */
