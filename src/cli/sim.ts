@@ -9,7 +9,7 @@ import { SimServer } from '../sim/server.js';
 import { parseCidr } from '../sim/cidr.js';
 
 export const SIM_USAGE = `usage:
-  fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3]
+  fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3] [--max-pods 110]
                        [--version v1.34.2+k3s1] [--pod-cidr 10.42.0.0/16] [--service-cidr 10.43.0.0/16]
                        [--insecure-http] [--faults JSON] [--legacy-discovery] [--no-openapi] [--reject-protobuf]
   fleethub sim fleet --clusters N --listen HOST:PORT --kubeconfig-dir DIR [--name-prefix sim-]
@@ -32,6 +32,7 @@ interface SimArgs {
   namePrefix: string;
   clusters: number;
   nodes: number;
+  maxPods?: number;
   version?: string;
   podCidr?: string;
   serviceCidr?: string;
@@ -99,6 +100,9 @@ export function parseSimArgs(argv: string[]): SimArgs {
         break;
       case '--nodes':
         args.nodes = positiveInt('--nodes', value(), 250);
+        break;
+      case '--max-pods':
+        args.maxPods = positiveInt('--max-pods', value(), 5000);
         break;
       case '--version': {
         const v = value();
@@ -184,6 +188,7 @@ export async function startSim(args: SimArgs): Promise<RunningSim> {
       requireToken: !args.insecureHttp,
       compat: args.compat,
     };
+    if (args.maxPods) options.maxPods = args.maxPods;
     if (args.version) options.version = args.version;
     if (args.podCidr) options.podCidr = args.podCidr;
     if (args.serviceCidr) options.serviceCidr = args.serviceCidr;

@@ -30,6 +30,8 @@ export interface SimClusterOptions {
   version?: string;
   /** Number of nodes (the first is the control plane); default 3. */
   nodes?: number;
+  /** Pods a node takes (its allocatable `pods`); default 110, kubelet's. */
+  maxPods?: number;
   /** Default 10.42.0.0/16; each node gets a /24 of it. */
   podCidr?: string;
   /** Default 10.43.0.0/16; `kubernetes` gets its first address. */
@@ -116,7 +118,13 @@ function seedRbac(): [string, KubeObject][] {
   ];
 }
 
-function nodeObject(cluster: string, i: number, version: string, podCidr: string): KubeObject {
+function nodeObject(
+  cluster: string,
+  i: number,
+  version: string,
+  podCidr: string,
+  maxPods: number,
+): KubeObject {
   const name = `${cluster}-node-${i + 1}`;
   const controlPlane = i === 0;
   const labels: Record<string, string> = {
@@ -142,8 +150,8 @@ function nodeObject(cluster: string, i: number, version: string, podCidr: string
         { type: 'InternalIP', address: `172.18.0.${i + 2}` },
         { type: 'Hostname', address: name },
       ],
-      allocatable: { cpu: '4', 'ephemeral-storage': '95Gi', memory: '8Gi', pods: '110' },
-      capacity: { cpu: '4', 'ephemeral-storage': '100Gi', memory: '8Gi', pods: '110' },
+      allocatable: { cpu: '4', 'ephemeral-storage': '95Gi', memory: '8Gi', pods: String(maxPods) },
+      capacity: { cpu: '4', 'ephemeral-storage': '100Gi', memory: '8Gi', pods: String(maxPods) },
       conditions: [
         {
           type: 'MemoryPressure',
@@ -318,7 +326,10 @@ export class SimCluster {
     const serviceCidr = parseCidr(options.serviceCidr ?? '10.43.0.0/16');
     const nodes = options.nodes ?? 3;
     for (let i = 0; i < nodes; i++)
-      await create('nodes', nodeObject(this.name, i, this.version, formatCidr(subnet(podCidr, 24, i))));
+      await create(
+        'nodes',
+        nodeObject(this.name, i, this.version, formatCidr(subnet(podCidr, 24, i)), options.maxPods ?? 110),
+      );
     await create('services', {
       apiVersion: 'v1',
       kind: 'Service',

@@ -83,3 +83,27 @@ test('protobuf bodies refused: kubectl 1.35 and helm fail, kubectl 1.31 (JSON) s
   assert.notEqual(install.code, 0);
   assert.match(install.stderr, /the body of the request was in an unknown format/);
 });
+
+test('helm without OpenAPI: --disable-openapi-validation installs; template --validate checks a live cluster', async () => {
+  const [bare, full] = await Promise.all([sim('helm-noopenapi', '--no-openapi'), sim('helm-validate')]);
+  const home = join(dir, 'helm-home-2');
+  const helm = (kc: string, ...args: string[]) =>
+    run(toolPath('v35', 'helm'), args, {
+      kubeconfig: kc,
+      env: {
+        HELM_CONFIG_HOME: join(home, 'config'),
+        HELM_CACHE_HOME: join(home, 'cache'),
+        HELM_DATA_HOME: join(home, 'data'),
+      },
+    });
+  const chart = join(dir, 'chart-2');
+  assert.equal((await helm(full, 'create', chart)).code, 0);
+  const strict = await helm(bare, 'install', 'r', chart);
+  assert.notEqual(strict.code, 0);
+  const relaxed = await helm(bare, 'install', 'r', chart, '--disable-openapi-validation');
+  assert.equal(relaxed.code, 0, relaxed.stderr);
+  assert.match(relaxed.stdout, /STATUS: deployed/);
+  const validated = await helm(full, 'template', 'r', chart, '--validate');
+  assert.equal(validated.code, 0, validated.stderr);
+  assert.match(validated.stdout, /kind: Deployment/);
+});

@@ -138,3 +138,29 @@ test('the fake controllers record the events kubectl describe shows', async () =
   assert.match(pod, /Scheduled\s+\S+\s+default-scheduler\s+Successfully assigned events\/web-/);
   assert.match(pod, /Started\s+\S+\s+kubelet\s+Started container nginx/);
 });
+
+test('drain --disable-eviction deletes the pods instead of evicting them', async () => {
+  await single;
+  const kc = join(dir, 'single.kubeconfig');
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'bare', namespace: 'default' },
+    spec: { nodeName: 'edge-node-2', containers: [{ name: 'c', image: 'nginx:1.27' }] },
+  };
+  const created = await kubectl('v35', kc, ['apply', '-f', '-'], { input: JSON.stringify(pod) });
+  assert.equal(created.code, 0, created.stderr);
+  const drain = await kubectl('v35', kc, [
+    'drain',
+    'edge-node-2',
+    '--disable-eviction',
+    '--force',
+    '--ignore-daemonsets',
+    '--timeout=60s',
+    '-v=6',
+  ]);
+  assert.equal(drain.code, 0, drain.stderr);
+  assert.match(drain.stdout, /pod\/bare deleted/);
+  assert.doesNotMatch(drain.stderr, /eviction/);
+  await kubectl('v35', kc, ['uncordon', 'edge-node-2']);
+});
