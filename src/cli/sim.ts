@@ -6,7 +6,7 @@ import { ConfigError } from '../hub/config.js';
 import { SimCluster, type SimClusterOptions } from '../sim/cluster.js';
 import { parseFaultSpec, type FaultSpec } from '../sim/faults.js';
 import { SimServer } from '../sim/server.js';
-import { parseCidr } from '../sim/cidr.js';
+import { parseCidr } from '../util/ipv4.js';
 
 export const SIM_USAGE = `usage:
   fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3] [--max-pods 110]

@@ -14,7 +14,7 @@ import { ObjectStore } from '../store/object-store.js';
 import type { KubeObject, Store, Watcher } from '../store/types.js';
 import { errors, isApiError } from '../util/errors.js';
 import { writeError } from '../apiserver/respond.js';
-import { formatCidr, hostAddress, parseCidr, subnet } from './cidr.js';
+import { formatCidr, hostAddress, parseCidr, subnet } from '../util/ipv4.js';
 import { FaultInjector } from './faults.js';
 import { podLogHandler } from './pod-log.js';
 import { simulatorKinds } from './kinds.js';

@@ -3,6 +3,7 @@
 import { randomInt } from 'node:crypto';
 import type { KubeObject } from '../../store/types.js';
 import { errors } from '../../util/errors.js';
+import { formatIp, tryParseIp } from '../../util/ipv4.js';
 import { protoSchema } from '../proto-schema.js';
 import type { ExtraSubresource, KindDefinition, PrinterColumn } from '../types.js';
 import {
@@ -435,19 +436,6 @@ export interface ServiceAllocatorOptions {
   nodePorts?: [number, number];
 }
 
-function parseIPv4(ip: string): number | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return undefined;
-    n = n * 256 + Number(p);
-  }
-  return n;
-}
-
-const formatIPv4 = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
-
 function allocationError(field: string, value: string, detail: string): Error {
   return errors.invalid('Service', '', '', [
     { reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${detail}`, field },
@@ -461,7 +449,7 @@ function allocationError(field: string, value: string, detail: string): Error {
 export function createServiceAllocator(options: ServiceAllocatorOptions = {}): ServiceAllocator {
   const [base, bitsText] = (options.serviceCIDR ?? '10.96.0.0/12').split('/') as [string, string | undefined];
   const bits = Number(bitsText ?? 32);
-  const network = parseIPv4(base);
+  const network = tryParseIp(base);
   if (network === undefined || !(bits >= 8 && bits <= 30))
     throw new Error(`bad service CIDR ${options.serviceCIDR}`);
   const size = 2 ** (32 - bits);
@@ -474,7 +462,7 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
   return {
     allocateClusterIP(requested) {
       if (requested) {
-        const n = parseIPv4(requested);
+        const n = tryParseIp(requested);
         if (n === undefined || n <= first || n >= first + size - 1)
           throw allocationError(
             'spec.clusterIPs',
@@ -495,7 +483,7 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
         if (!ips.has(first + offset)) {
           ips.add(first + offset);
           nextIp = offset + 1;
-          return formatIPv4(first + offset);
+          return formatIp(first + offset);
         }
       }
       throw errors.internal('failed to allocate a serviceIP: range is full');
@@ -529,7 +517,7 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
       throw errors.internal('failed to allocate a nodePort: range is full');
     },
     release(clusterIP, nodePorts) {
-      const n = clusterIP ? parseIPv4(clusterIP) : undefined;
+      const n = clusterIP ? tryParseIp(clusterIP) : undefined;
       if (n !== undefined) ips.delete(n);
       for (const p of nodePorts) ports.delete(p);
     },
@@ -542,7 +530,7 @@ export function createServiceAllocator(options: ServiceAllocatorOptions = {}): S
  */
 const RANDOM_ALLOCATOR: ServiceAllocator = {
   allocateClusterIP: (requested) =>
-    requested || formatIPv4((parseIPv4('10.96.0.0') ?? 0) + 2 + randomInt(2 ** 20 - 3)),
+    requested || formatIp((tryParseIp('10.96.0.0') ?? 0) + 2 + randomInt(2 ** 20 - 3)),
   allocateNodePort: (requested) => requested || 30000 + randomInt(2768),
 };
 

@@ -1,5 +1,6 @@
 // Fake kubelet node side: keeps each Node Ready (or NotReady on request), gives it a pod CIDR and
 // addresses when missing, and heartbeats — Lease renewals often, Node status rarely, for the whole cluster at once.
+import { formatCidr, parseCidr, subnet } from '../../util/ipv4.js';
 import type { KubeObject } from '../../store/types.js';
 import { createObject, isCode, nowMs, nowText, writeStatus, type SimContext } from './context.js';
 import {
@@ -62,10 +63,15 @@ function desiredConditions(
 /** The next free /24 of the cluster CIDR among the nodes' pod CIDRs (the node IPAM controller). */
 function allocatePodCidr(clusterCidr: string, nodes: KubeObject[]): string | undefined {
   const used = new Set(nodes.map((n) => str(spec(n)['podCIDR'])).filter((c) => c !== undefined));
-  const m = /^(\d+)\.(\d+)\.\d+\.\d+\/16$/.exec(clusterCidr);
-  if (!m) return undefined;
-  for (let i = 0; i < 256; i++) {
-    const cidr = `${m[1]}.${m[2]}.${i}.0/24`;
+  let range;
+  try {
+    range = parseCidr(clusterCidr);
+  } catch {
+    return undefined;
+  }
+  if (range.prefix > 24) return undefined;
+  for (let i = 0; i < 2 ** (24 - range.prefix); i++) {
+    const cidr = formatCidr(subnet(range, 24, i));
     if (!used.has(cidr)) return cidr;
   }
   return undefined;

@@ -1,5 +1,6 @@
 // Small pure helpers the fake controllers share: object field access, time formats, label selectors,
 // pod state predicates, kube's pod-template hash and name suffixes, int-or-percent and condition upkeep.
+import { hostAddress, parseCidr } from '../../util/ipv4.js';
 import { createHash } from 'node:crypto';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../apiserver/selectors.js';
 import type { KubeObject, OwnerReference } from '../../store/types.js';
@@ -286,13 +287,9 @@ export function conditionOf(obj: KubeObject, type: string): Json | undefined {
 
 /** The `i`-th host address of an IPv4 CIDR (1 = the first after the network address). */
 export function cidrHost(cidr: string, i: number): string | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
-  if (!m) return undefined;
-  const prefix = Number(m[5]);
-  const size = 2 ** (32 - prefix);
-  if (i <= 0 || i >= size - 1) return undefined;
-  const base = ((Number(m[1]) << 24) | (Number(m[2]) << 16) | (Number(m[3]) << 8) | Number(m[4])) >>> 0;
-  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  const n = ((base & mask) + i) >>> 0;
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+  try {
+    return hostAddress(parseCidr(cidr), i);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,5 +1,5 @@
-// IPv4 CIDR arithmetic for the simulator: slicing the pod CIDR into per-node ranges and handing out
-// addresses from a range, the way k3s gives each node a /24 of 10.42.0.0/16.
+// IPv4 address and CIDR arithmetic, one implementation for the whole code base: pod CIDRs sliced into
+// per-node /24s (as k3s does), host addresses of a range, Service cluster IPs.
 
 export interface Ipv4Cidr {
   /** Network address as an unsigned 32-bit number. */
@@ -50,47 +50,11 @@ export function hostAddress(c: Ipv4Cidr, i: number): string {
   return formatIp((c.base + i) >>> 0);
 }
 
-/** Hands out the addresses of a range in order, skipping ones in use; frees them again. */
-export class IpPool {
-  private readonly used = new Set<number>();
-  private next = 1;
-  private readonly size: number;
-
-  constructor(
-    private readonly range: Ipv4Cidr,
-    reserved: string[] = [],
-  ) {
-    this.size = 2 ** (32 - range.prefix);
-    for (const ip of reserved) this.reserve(ip);
-  }
-
-  /** Marks an address taken (e.g. one a client asked for); false when it is outside the range or taken. */
-  reserve(ip: string): boolean {
-    let n: number;
-    try {
-      n = parseIp(ip);
-    } catch {
-      return false;
-    }
-    const offset = n - this.range.base;
-    if (offset < 1 || offset >= this.size - 1 || this.used.has(offset)) return false;
-    this.used.add(offset);
-    return true;
-  }
-
-  allocate(): string | undefined {
-    for (let tries = 0; tries < this.size - 2; tries++) {
-      const offset = this.next;
-      this.next = this.next + 1 >= this.size - 1 ? 1 : this.next + 1;
-      if (!this.used.has(offset)) {
-        this.used.add(offset);
-        return formatIp((this.range.base + offset) >>> 0);
-      }
-    }
+/** parseIp without the throw: undefined for anything that is not a dotted quad. */
+export function tryParseIp(text: string): number | undefined {
+  try {
+    return parseIp(text);
+  } catch {
     return undefined;
-  }
-
-  release(ip: string): void {
-    this.used.delete(parseIp(ip) - this.range.base);
   }
 }
