@@ -342,6 +342,7 @@ export function jsonKindName(v: GoValue): string {
     case 'string':
       return 'string';
     case 'number':
+    case 'bigint':
       return 'number';
     case 'boolean':
       return 'bool';

@@ -2,6 +2,7 @@
 // defaults, each subchart's defaults under its own key, globals copied down, and null deleting a key.
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import type { Chart } from './chart.js';
+import { typeNameOf } from '../gotemplate/sprig/cast.js';
 import { HelmChartError } from './errors.js';
 
 const GLOBAL_KEY = 'global';
@@ -42,21 +43,13 @@ function coalesceDeps(chart: Chart, dest: GoMap, merge: boolean): GoMap {
     if (current === undefined) dest[name] = {};
     else if (!isGoMap(current)) {
       // Go's %t of a non-bool prints %!t(TYPE=VALUE); the message is helm's all the same.
-      throw new HelmChartError(`type mismatch on ${name}: %!t(${goTypeOf(current)}=${String(current)})`);
+      throw new HelmChartError(`type mismatch on ${name}: %!t(${typeNameOf(current)}=${String(current)})`);
     }
     const dvmap = dest[name] as GoMap;
     coalesceGlobals(dvmap, dest);
     dest[name] = coalesce(sub, dvmap, merge);
   }
   return dest;
-}
-
-function goTypeOf(v: GoValue): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'float64';
-  if (typeof v === 'bigint') return 'int64';
-  if (Array.isArray(v)) return '[]interface {}';
-  return 'interface {}';
 }
 
 /** Copies the globals of `src` (the parent's values) into `dest` (a subchart's), merging tables top-down. */

@@ -4,7 +4,8 @@ import { parseYAML } from '../gotemplate/yaml.js';
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { HelmChartError } from './errors.js';
 import { fastHead } from './head.js';
-import { jsonType, scalarAsString } from './metadata.js';
+import { scalarAsString } from './metadata.js';
+import { jsonKindName } from '../gotemplate/json.js';
 
 /** helm's releaseutil.InstallOrder: manifests of these kinds come out in this order, unknown kinds last. */
 export const INSTALL_ORDER: readonly string[] = [
@@ -117,12 +118,14 @@ export function parseHead(path: string, content: string): SimpleHead {
     throw new HelmChartError(`YAML parse error on ${path}: ${converting}${message}`);
   }
   if (doc === null) return { kind: '', annotations: null };
-  if (!isGoMap(doc)) return fail(`cannot unmarshal ${jsonType(doc)} into Go value of type util.SimpleHead`);
+  if (!isGoMap(doc))
+    return fail(`cannot unmarshal ${jsonKindName(doc)} into Go value of type util.SimpleHead`);
   const stringField = (m: GoMap, key: string, field: string): string => {
     const v = m[key];
     if (v === undefined || v === null) return '';
     const s = scalarAsString(v);
-    if (s === undefined) fail(`cannot unmarshal ${jsonType(v)} into Go struct field ${field} of type string`);
+    if (s === undefined)
+      fail(`cannot unmarshal ${jsonKindName(v)} into Go struct field ${field} of type string`);
     return s as string;
   };
   stringField(doc, 'apiVersion', 'SimpleHead.apiVersion');
@@ -131,7 +134,7 @@ export function parseHead(path: string, content: string): SimpleHead {
   if (metadata === undefined || metadata === null) return { kind, annotations: null };
   if (!isGoMap(metadata))
     fail(
-      `cannot unmarshal ${jsonType(metadata)} into Go struct field SimpleHead.metadata of type struct { Name string "json:\\"name\\""; Annotations map[string]string "json:\\"annotations\\"" }`,
+      `cannot unmarshal ${jsonKindName(metadata)} into Go struct field SimpleHead.metadata of type struct { Name string "json:\\"name\\""; Annotations map[string]string "json:\\"annotations\\"" }`,
     );
   const md = metadata as GoMap;
   stringField(md, 'name', 'SimpleHead.metadata.name');
@@ -139,7 +142,7 @@ export function parseHead(path: string, content: string): SimpleHead {
   if (annotations === undefined || annotations === null) return { kind, annotations: null };
   if (!isGoMap(annotations))
     fail(
-      `cannot unmarshal ${jsonType(annotations)} into Go struct field .metadata.annotations of type map[string]string`,
+      `cannot unmarshal ${jsonKindName(annotations)} into Go struct field .metadata.annotations of type map[string]string`,
     );
   const out: Record<string, string> = {};
   for (const key of Object.keys(annotations as GoMap))

@@ -2,6 +2,7 @@
 // helm's validation rules and messages, and the map templates see as .Chart.
 import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import { parseYAML } from '../gotemplate/yaml.js';
+import { jsonKindName } from '../gotemplate/json.js';
 import { newVersion } from '../gotemplate/sprig/semver.js';
 import { formatFloat } from '../gotemplate/strconv.js';
 import { HelmChartError } from './errors.js';
@@ -44,15 +45,6 @@ export interface ChartMetadata {
   type: string;
 }
 
-/** Go's JSON type names, as `json: cannot unmarshal X into Go struct field …` words them. */
-export function jsonType(v: GoValue): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (Array.isArray(v)) return 'array';
-  return 'object';
-}
-
 /**
  * sigs.k8s.io/yaml decodes a YAML scalar into a Go string field by printing it: booleans as true/false,
  * integers in decimal, floats as float32 with strconv's shortest %g (so `appVersion: 1.10` reads "1.1",
@@ -93,7 +85,7 @@ class FieldReader {
 
   private fail(field: string, v: GoValue, want: string): never {
     throw new HelmChartError(
-      `cannot load ${this.file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(v)} into Go struct field ${this.struct}.${field} of type ${want}`,
+      `cannot load ${this.file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKindName(v)} into Go struct field ${this.struct}.${field} of type ${want}`,
     );
   }
 
@@ -168,7 +160,7 @@ export function readChartMetadata(text: string, file = 'Chart.yaml'): ChartMetad
   if (doc === null) doc = {};
   if (!isGoMap(doc))
     throw new HelmChartError(
-      `cannot load ${file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(doc)} into Go value of type v2.Metadata`,
+      `cannot load ${file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKindName(doc)} into Go value of type v2.Metadata`,
     );
   const r = new FieldReader(file, 'Metadata');
   const annotations = doc.annotations;
@@ -176,7 +168,7 @@ export function readChartMetadata(text: string, file = 'Chart.yaml'): ChartMetad
   if (annotations !== undefined && annotations !== null) {
     if (!isGoMap(annotations))
       throw new HelmChartError(
-        `cannot load ${file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonType(annotations)} into Go struct field Metadata.annotations of type map[string]string`,
+        `cannot load ${file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${jsonKindName(annotations)} into Go struct field Metadata.annotations of type map[string]string`,
       );
     annotationMap = {};
     for (const key of Object.keys(annotations)) annotationMap[key] = r.string(annotations, key);
