@@ -17,7 +17,16 @@ import {
   type VariableNode,
   nodeString,
 } from './parse.js';
-import { type GoFunc, type GoValue, goTypeName, isGoMap, isGoOpaque } from './value.js';
+import {
+  type GoFunc,
+  type GoValue,
+  GoSizedInt,
+  goTypeName,
+  integerValue,
+  isGoMap,
+  isGoOpaque,
+  isSizedIntType,
+} from './value.js';
 
 /**
  * Go's invalid reflect.Value: what a missing map key yields by default. Distinct from `null`, which
@@ -179,6 +188,7 @@ function truth(v: Val): boolean {
       return true;
   }
   if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof GoSizedInt) return v.value !== 0n;
   if (isGoOpaque(v)) return true;
   return Object.keys(v).length > 0;
 }
@@ -353,12 +363,15 @@ class State {
           ran = true;
           if (!oneIteration(BigInt(i), val[i] as GoValue)) break;
         }
-      } else if (typeof val === 'bigint') {
+      } else if (integerValue(val) !== undefined) {
+        // Go 1.22's range over an integer: 0…n-1, each of n's own type.
         if (decl.length > 1)
-          this.errorf(`can't use ${formatValue(val)} to iterate over more than one variable`);
-        for (let i = 0n; i < val; i++) {
+          this.errorf(`can't use ${formatValue(val as GoValue)} to iterate over more than one variable`);
+        const n = integerValue(val)!;
+        const typed = val instanceof GoSizedInt ? val.goType : undefined;
+        for (let i = 0n; i < n; i++) {
           ran = true;
-          if (!oneIteration(NO_VALUE, i, false)) break;
+          if (!oneIteration(NO_VALUE, typed ? new GoSizedInt(typed, i) : i, false)) break;
         }
       } else if (val === NO_VALUE || val === null) {
         // An invalid value is likely a nil map, etc. and acts like an empty map.
@@ -673,8 +686,6 @@ class State {
         this.errorf(`expected string; found ${found}`);
         break;
       case 'int':
-      case 'int64':
-      case 'int32':
         if (n.type === 'number' && n.isInt) return n.int;
         this.errorf(`expected integer; found ${found}`);
         break;
@@ -682,6 +693,15 @@ class State {
       case 'float32':
         if (n.type === 'number' && n.isFloat) return n.float;
         this.errorf(`expected float; found ${found}`);
+    }
+    if (isSizedIntType(typ)) {
+      // A constant converts to the parameter's integer type, wrapping as Go's SetInt/SetUint do.
+      if (typ.startsWith('u')) {
+        if (n.type === 'number' && n.isUint) return new GoSizedInt(typ, n.uint);
+        this.errorf(`expected unsigned integer; found ${found}`);
+      }
+      if (n.type === 'number' && n.isInt) return new GoSizedInt(typ, n.int);
+      this.errorf(`expected integer; found ${found}`);
     }
     this.errorf(`can't handle ${found} for arg of type ${typ}`);
   }
@@ -702,8 +722,6 @@ class State {
         ok = typeof v === 'string';
         break;
       case 'int':
-      case 'int64':
-      case 'int32':
         ok = typeof v === 'bigint';
         break;
       case 'float64':
@@ -718,7 +736,7 @@ class State {
         break;
       default:
         // interface {} and named types the value model cannot check: the function checks them.
-        ok = true;
+        ok = isSizedIntType(typ) ? v instanceof GoSizedInt && v.goType === typ : true;
     }
     if (!ok) this.errorf(`wrong type for value; expected ${typ}; got ${got}`);
     return v;
@@ -987,14 +1005,16 @@ function first(vs: Val[]): Val {
 
 function indexArg(v: Val, cap: number, fail: (m: string) => never): number {
   if (v === NO_VALUE || v === null) fail('cannot index slice/array with nil');
-  if (typeof v !== 'bigint') return fail(`cannot index slice/array with type ${typeOf(v)}`);
-  if (v < 0n || v > BigInt(cap)) fail(`index out of range: ${v}`);
-  return Number(v);
+  const i = integerValue(v);
+  if (i === undefined) return fail(`cannot index slice/array with type ${typeOf(v)}`);
+  if (i < 0n || i > BigInt(cap)) fail(`index out of range: ${i}`);
+  return Number(i);
 }
 
-type Kind = 'invalid' | 'bool' | 'int' | 'float' | 'string';
+type Kind = 'invalid' | 'bool' | 'int' | 'uint' | 'float' | 'string';
 
 function basicKind(v: Val): Kind {
+  if (v instanceof GoSizedInt) return v.unsigned ? 'uint' : 'int';
   switch (typeof v) {
     case 'boolean':
       return 'bool';
@@ -1019,7 +1039,10 @@ function eq(a: Val, rest: Val[]): boolean {
   for (const b of rest) {
     const k2 = basicKind(b);
     let t = false;
-    if (k1 !== k2) {
+    if (isIntKind(k1) && isIntKind(k2)) {
+      // Integers compare by value whatever their type or sign (Go's intKind/uintKind special case).
+      t = integerValue(a) === integerValue(b);
+    } else if (k1 !== k2) {
       if (!isNilish(a) && !isNilish(b)) throw incompatible(a, b);
     } else if (k1 !== 'invalid') {
       t = a === b;
@@ -1051,10 +1074,15 @@ function lt(a: Val, b: Val): boolean {
   if (k1 === 'invalid') throw new Error('invalid type for comparison');
   const k2 = basicKind(b);
   if (k2 === 'invalid') throw new Error('invalid type for comparison');
+  if (isIntKind(k1) && isIntKind(k2)) return integerValue(a)! < integerValue(b)!;
   if (k1 !== k2) throw incompatible(a, b);
   if (k1 === 'bool') throw new Error('invalid type for comparison');
   if (k1 === 'string') return compareStrings(a as string, b as string) < 0;
-  return (a as number | bigint) < (b as number | bigint);
+  return (a as number) < (b as number);
+}
+
+function isIntKind(k: Kind): boolean {
+  return k === 'int' || k === 'uint';
 }
 
 /** Go compares strings bytewise (UTF-8), which for JS strings means by code point. */

@@ -2,7 +2,7 @@
 // Templates' print/printf/println and the value output of actions go through here, so it must match Go byte for byte.
 
 import { formatFloat } from './strconv.js';
-import { goTypeName, isGoOpaque, type GoValue, type GoMap } from './value.js';
+import { GoSizedInt, goTypeName, integerValue, isGoOpaque, type GoValue, type GoMap } from './value.js';
 
 interface Flags {
   plus: boolean;
@@ -331,6 +331,10 @@ class Printer {
       this.buf += ']';
       return;
     }
+    if (arg instanceof GoSizedInt) {
+      this.fmtIntVerb(arg.value, verb, arg.unsigned, arg);
+      return;
+    }
     if (isGoOpaque(arg)) {
       if (verb === 'v' || verb === 's') this.fmtS(arg.format());
       else if (verb === 'q') this.fmtQ(arg.format());
@@ -382,11 +386,21 @@ class Printer {
     this.badVerb(verb, s);
   }
 
-  fmtIntVerb(v: bigint, verb: string): void {
-    // Template integers are int (int64); wrap like Go would.
-    if (v < INT64_MIN || v >= 1n << 63n) v = BigInt.asIntN(64, v);
+  fmtIntVerb(v: bigint, verb: string, unsigned = false, arg: GoValue = v): void {
+    // Template integers are int (int64); wrap like Go would. Sized ints arrive already wrapped.
+    if (!unsigned && (v < INT64_MIN || v >= 1n << 63n)) v = BigInt.asIntN(64, v);
     switch (verb) {
       case 'v':
+        // %#v shows unsigned integers in hex.
+        if (unsigned && this.f.sharpV) {
+          const sharp = this.f.sharp;
+          this.f.sharp = true;
+          this.fmtInteger(v, 16, verb, false);
+          this.f.sharp = sharp;
+          return;
+        }
+        this.fmtInteger(v, 10, verb, false);
+        return;
       case 'd':
         this.fmtInteger(v, 10, verb, false);
         return;
@@ -413,7 +427,7 @@ class Printer {
         this.fmtUnicode(v);
         return;
     }
-    this.badVerb(verb, v);
+    this.badVerb(verb, arg);
   }
 
   fmtFloatVerb(v: number, verb: string): void {
@@ -573,8 +587,8 @@ export function sprintf(format: string, args: GoValue[]): string {
     let n = 0;
     let ok = false;
     if (argNum < args.length) {
-      const a = args[argNum];
-      if (typeof a === 'bigint') {
+      const a = integerValue(args[argNum]);
+      if (a !== undefined) {
         ok = true;
         if (a > 1000000n || a < -1000000n) {
           ok = false;

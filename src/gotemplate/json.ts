@@ -2,7 +2,7 @@
 // Sorted map keys, HTML escaping in all but toRawJson, float64 like Go's encoder, and Go's decoder error texts.
 
 import { formatFloatJSON } from './strconv.js';
-import { isGoOpaque, type GoMap, type GoValue } from './value.js';
+import { GoSizedInt, isGoOpaque, type GoMap, type GoValue } from './value.js';
 import { sliceTypeName } from './sprig/cast.js';
 
 /** Raised when encoding/json would fail (NaN, ±Inf, functions); callers turn it into Go's behaviour. */
@@ -108,6 +108,7 @@ export function marshalJSON(v: GoValue, escapeHTML: boolean, indent = ''): strin
       if (x.length === 0) return '[]';
       return '[' + x.map((e) => nl + enc(e, depth + 1)).join(',') + close + ']';
     }
+    if (x instanceof GoSizedInt) return x.value.toString();
     if (isGoOpaque(x)) return quoteJSON(x.marshalText?.() ?? x.format(), escapeHTML);
     const m = x as GoMap;
     const keys = Object.keys(m).sort(byteCompare);
@@ -338,6 +339,7 @@ export function parseJSONReporting(text: string): { value: GoValue; typeError?: 
 export function jsonKindName(v: GoValue): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
+  if (v instanceof GoSizedInt) return 'number';
   switch (typeof v) {
     case 'string':
       return 'string';

@@ -77,6 +77,8 @@ export interface NumberNode extends Base {
   isFloat: boolean;
   isComplex: boolean;
   int: bigint;
+  /** The value when isUint (it may exceed int64). */
+  uint: bigint;
   float: number;
 }
 export interface StringNode extends Base {
@@ -702,6 +704,7 @@ class Parser {
       isFloat: false,
       isComplex: false,
       int: 0n,
+      uint: 0n,
       float: 0,
     };
     if (typ === ItemType.CharConstant) {
@@ -713,7 +716,7 @@ class Parser {
       }
       if (r.rest !== "'") this.errorf(`malformed character constant: ${text}`);
       n.isInt = n.isUint = n.isFloat = true;
-      n.int = BigInt(r.cp);
+      n.int = n.uint = BigInt(r.cp);
       n.float = r.cp;
       return n;
     }
@@ -726,7 +729,10 @@ class Parser {
       const minI = -(1n << 63n);
       const maxI = (1n << 63n) - 1n;
       const maxU = (1n << 64n) - 1n;
-      if (i >= 0n && i <= maxU) n.isUint = true;
+      if (i >= 0n && i <= maxU) {
+        n.isUint = true;
+        n.uint = i;
+      }
       if (i >= minI && i <= maxI) {
         n.isInt = true;
         n.int = i;
@@ -746,7 +752,10 @@ class Parser {
           n.isInt = true;
           n.int = BigInt(f);
         }
-        if (Number.isInteger(f) && f >= 0 && f < 2 ** 64) n.isUint = true;
+        if (Number.isInteger(f) && f >= 0 && f < 2 ** 64) {
+          n.isUint = true;
+          n.uint = BigInt(f);
+        }
       }
     }
     if (!n.isInt && !n.isUint && !n.isFloat) this.errorf(`illegal number syntax: ${goQuote(text)}`);

@@ -5,7 +5,7 @@ import { quote } from './fmt.js';
 import { formatFloat } from './strconv.js';
 import { GoTime, formatTime, localLocation, type GoLocation } from './sprig/dates.js';
 import { tagSlice } from './sprig/cast.js';
-import { isGoOpaque, type GoMap, type GoValue } from './value.js';
+import { GoSizedInt, goInt64, isGoOpaque, type GoMap, type GoValue } from './value.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared: keys as BurntSushi prints them.
@@ -92,6 +92,7 @@ function tomlTypeOf(v: GoValue): TomlType | undefined {
   }
   if (Array.isArray(v)) return isTableArray(v) ? 'ArrayHash' : 'Array';
   if (v instanceof GoTime) return 'Datetime';
+  if (v instanceof GoSizedInt) return 'Integer';
   // Other Go values templates can hold (semver versions …) are TextMarshalers: written as strings.
   if (isGoOpaque(v)) return 'String';
   return 'Hash';
@@ -149,6 +150,10 @@ class Encoder {
       // Local kinds are written in UTC: with a non-zero local offset they do not round-trip.
       const t = layout === RFC3339_NANO ? v : new GoTime(v.sec, v.nsec, UTC);
       this.write(formatTime(t, layout));
+      return;
+    }
+    if (v instanceof GoSizedInt) {
+      this.write(v.value.toString());
       return;
     }
     if (isGoOpaque(v)) {
@@ -1211,7 +1216,8 @@ class Parser {
       case It.RawMultilineString:
         return [stripFirstNewline(it.val), 'String'];
       case It.Integer:
-        return [this.valueInteger(it), 'Integer'];
+        // BurntSushi decodes TOML integers into interface{} as int64.
+        return [goInt64(this.valueInteger(it)), 'Integer'];
       case It.Float:
         return [this.valueFloat(it), 'Float'];
       case It.Bool:

@@ -14,7 +14,7 @@ import {
 import { formatFloat, formatFloatJSON } from './strconv.js';
 import { sprintf } from './fmt.js';
 import { JSONMarshalError, jsonKindName } from './json.js';
-import { isGoOpaque, type GoMap, type GoValue } from './value.js';
+import { GoSizedInt, isGoOpaque, type GoMap, type GoValue } from './value.js';
 
 // ---------------------------------------------------------------------------------------------
 // go-yaml v2's resolver: what tag a plain scalar would get. Used both to decide quoting on the
@@ -678,6 +678,7 @@ function toNode(v: GoValue, flavor: Flavor): ENode {
       throw new JSONMarshalError('json: unsupported type: func()');
   }
   if (Array.isArray(v)) return { kind: 'seq', items: v.map((e) => toNode(e, flavor)) };
+  if (v instanceof GoSizedInt) return toNode(v.value, flavor);
   if (isGoOpaque(v)) {
     const text = v.marshalText?.() ?? v.format();
     // go-yaml v3 writes a time.Time itself, as a plain timestamp; v2 sees encoding/json's string.

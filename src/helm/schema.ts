@@ -1,7 +1,7 @@
 // helm's values.schema.json check: a JSON Schema validator (drafts 4/6/7/2019-09/2020-12) that reproduces
 // santhosh-tekuri/jsonschema v6.0.2 as helm 4.1.4 uses it, down to the wording of its error tree.
 import { compileGo, type GoRegexp } from '../gotemplate/sprig/regex.js';
-import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
+import { GoSizedInt, isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 import type { Chart } from './chart.js';
 
 const ROOT_URL = 'file:///values.schema.json';
@@ -165,8 +165,16 @@ function isIntDec(d: Dec): boolean {
 
 const decToFloat = (d: Dec): number => Number(`${d.m}e${d.e}`);
 
-function numDec(v: number | bigint | JNum): Dec | null {
+/** A number of the values tree: float64 from YAML, int64 from --set. */
+type ValNum = number | bigint | GoSizedInt;
+
+function isValNum(v: Val): v is ValNum {
+  return typeof v === 'number' || typeof v === 'bigint' || v instanceof GoSizedInt;
+}
+
+function numDec(v: ValNum | JNum): Dec | null {
   if (v instanceof JNum) return parseDec(v.lit);
+  if (v instanceof GoSizedInt) return { m: v.value, e: 0 };
   if (typeof v === 'bigint') return { m: v, e: 0 };
   return Number.isFinite(v) ? parseDec(String(v)) : null;
 }
@@ -927,14 +935,14 @@ function typeOfV(v: Val): number {
   if (v === null) return T_NULL;
   if (typeof v === 'boolean') return T_BOOL;
   if (typeof v === 'string') return T_STR;
-  if (typeof v === 'number' || typeof v === 'bigint') return T_NUM;
+  if (isValNum(v)) return T_NUM;
   if (Array.isArray(v)) return T_ARR;
   if (isGoMap(v)) return T_OBJ;
   return 0;
 }
 
 function isInteger(v: Val): boolean {
-  if (typeof v === 'bigint') return true;
+  if (typeof v === 'bigint' || v instanceof GoSizedInt) return true;
   return typeof v === 'number' && Number.isFinite(v) && Number.isInteger(v);
 }
 
@@ -947,7 +955,7 @@ function equalsVJ(v: Val, j: J): boolean {
   if (typeof j === 'boolean') return v === j;
   if (typeof j === 'string') return v === j;
   if (j instanceof JNum) {
-    if (typeof v !== 'number' && typeof v !== 'bigint') return false;
+    if (!isValNum(v)) return false;
     const a = numDec(v);
     const b = parseDec(j.lit);
     return a !== null && b !== null && cmpDec(a, b) === 0;
@@ -960,7 +968,7 @@ function equalsVJ(v: Val, j: J): boolean {
 }
 
 function equalsVV(a: Val, b: Val): boolean {
-  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+  if (isValNum(a) && isValNum(b)) {
     const x = numDec(a);
     const y = numDec(b);
     return x !== null && y !== null && cmpDec(x, y) === 0;
@@ -1089,7 +1097,7 @@ class Validator {
     if (t === T_OBJ) this.obj(v as GoMap);
     else if (t === T_ARR) this.arr(v as Val[]);
     else if (t === T_STR) this.str(v as string);
-    else if (t === T_NUM) this.num(v as number | bigint);
+    else if (t === T_NUM) this.num(v as ValNum);
 
     this.cond();
 
@@ -1238,7 +1246,7 @@ class Validator {
     }
   }
 
-  private num(v: number | bigint): void {
+  private num(v: ValNum): void {
     const s = this.sch;
     const n = numDec(v);
     if (n === null) return;
@@ -1338,6 +1346,7 @@ export function validateValues(schemaJson: Buffer | string, values: GoMap): stri
 
 function goTypeOf(v: GoValue): string {
   if (typeof v === 'bigint') return 'int64';
+  if (v instanceof GoSizedInt) return v.goType;
   if (typeof v === 'number') return 'float64';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string') return 'string';

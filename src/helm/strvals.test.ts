@@ -2,7 +2,14 @@
 // (`helm template` with `--set`/`--set-string`, a `{{ toJson .Values }}` template) and matched.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
+import {
+  GoSizedInt,
+  goInt64 as i64,
+  goTypeName,
+  isGoMap,
+  type GoMap,
+  type GoValue,
+} from '../gotemplate/value.js';
 import { parseSet, parseSetValues, typedVal } from './strvals.js';
 
 interface Case {
@@ -23,6 +30,7 @@ interface Case {
 function goJson(v: GoValue | undefined): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof GoSizedInt) return String(v.value);
   if (typeof v === 'string') {
     return JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
   }
@@ -437,9 +445,15 @@ describe('strvals (helm --set)', () => {
     });
   }
 
-  test('ints are int64 bigints, exact at the int64 limits', () => {
+  test('ints are int64s, exact at the int64 limits', () => {
     const v = parseSetValues('a=9223372036854775807,b=-9223372036854775808,c=0,d=+7');
-    assert.deepEqual(v, { a: 9223372036854775807n, b: -9223372036854775808n, c: 0n, d: 7n });
+    assert.deepEqual(v, {
+      a: i64(9223372036854775807n),
+      b: i64(-9223372036854775808n),
+      c: i64(0n),
+      d: i64(7n),
+    });
+    assert.equal(goTypeName(v['a']), 'int64');
   });
 
   test('the largest allowed index grows the list with nils', () => {
@@ -448,7 +462,7 @@ describe('strvals (helm --set)', () => {
     assert.ok(Array.isArray(a));
     assert.equal(a.length, 65537);
     assert.equal(a[0], null);
-    assert.equal(a[65536], 1n);
+    assert.deepEqual(a[65536], i64(1n));
   });
 
   test('merges into the given map, keeping what is not overwritten', () => {
@@ -460,7 +474,7 @@ describe('strvals (helm --set)', () => {
   test('pairs before a failing one are already merged, as in helm', () => {
     const into: GoMap = {};
     assert.throws(() => parseSet('a=1,b', into), /^Error: key "b" has no value$/);
-    assert.deepEqual(into, { a: 1n });
+    assert.deepEqual(into, { a: i64(1n) });
   });
 
   test('null is kept as nil (coalescing deletes it later); --set-string keeps the text', () => {
@@ -471,7 +485,7 @@ describe('strvals (helm --set)', () => {
   test('typedVal', () => {
     assert.equal(typedVal('TRUE'), true);
     assert.equal(typedVal('01'), '01');
-    assert.equal(typedVal('-01'), -1n);
+    assert.deepEqual(typedVal('-01'), i64(-1n));
     assert.equal(typedVal('1.0'), '1.0');
     assert.equal(typedVal(''), '');
   });

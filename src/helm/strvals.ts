@@ -1,6 +1,6 @@
 // helm's `--set` / `--set-string` parser (Go helm.sh/helm/v4/pkg/strvals ParseInto/ParseIntoString):
 // comma-separated key=value pairs merged into a values map, with helm's typing, quirks and error texts.
-import { isGoMap, isGoOpaque, type GoMap, type GoValue } from '../gotemplate/value.js';
+import { goInt64, goTypeName, isGoMap, type GoMap, type GoValue } from '../gotemplate/value.js';
 
 export interface ParseSetOptions {
   /** `--set-string`: every value stays a string (no bool/int/null typing). */
@@ -61,15 +61,7 @@ class Panic {
 }
 
 function goDynamicType(v: GoValue | undefined): string {
-  if (v === undefined || v === null) return 'nil';
-  if (typeof v === 'bigint') return 'int64';
-  if (typeof v === 'number') return 'float64';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'function') return 'func';
-  if (Array.isArray(v)) return '[]interface {}';
-  if (isGoOpaque(v)) return v.goType;
-  return 'map[string]interface {}';
+  return v === undefined || v === null ? 'nil' : goTypeName(v);
 }
 
 function assertList(v: GoValue | undefined): GoValue[] {
@@ -323,10 +315,10 @@ export function typedVal(val: string): GoValue {
   if (equalFold(val, 'true')) return true;
   if (equalFold(val, 'false')) return false;
   if (equalFold(val, 'null')) return null;
-  if (val === '0') return 0n;
+  if (val === '0') return goInt64(0n);
   if (val.length !== 0 && val[0] !== '0') {
     const n = parseInt64(val);
-    if (n !== undefined) return n;
+    if (n !== undefined) return goInt64(n);
   }
   return val;
 }

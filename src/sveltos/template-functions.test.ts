@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HELM_ONLY, parseResource, sveltosFuncMap, sveltosFunctions } from './template-functions.js';
 import { parseTemplate } from '../gotemplate/template.js';
-import type { GoMap, GoValue } from '../gotemplate/value.js';
+import { goInt64, type GoMap, type GoValue } from '../gotemplate/value.js';
 
 const DEPLOYMENT = `apiVersion: apps/v1
 kind: Deployment
@@ -114,7 +114,7 @@ describe('getField', () => {
         '{{ $c := getField "Deployment" "spec.template.spec.containers" }}{{ $_ := set (index $c 0) "image" "x" }}' +
         '{{ getField "Deployment" "spec.template.spec.containers" }}',
     );
-    assert.equal(r.out, '3 int [map[image:nginx:1.12 name:web]]');
+    assert.equal(r.out, '3 int64 [map[image:nginx:1.12 name:web]]');
   });
 
   test('reads the object as stored: uid is there until another helper strips it', () => {
@@ -132,7 +132,7 @@ describe('getField', () => {
     assert.equal(r.out, '[][][][string]');
     assert.deepEqual(r.logs, [
       'field spec.nope does not exist',
-      'failed with err .spec.replicas.x accessor error: 3 is of the type int, expected map[string]interface{}',
+      'failed with err .spec.replicas.x accessor error: 3 is of the type int64, expected map[string]interface{}',
       'resource nope does not exist',
       'field spec.nope does not exist',
     ]);
@@ -151,7 +151,14 @@ describe('setField and removeField', () => {
     const r = render('{{ setField "Deployment" "spec.replicas" (int64 7) }}');
     assert.match(r.out, /^ {2}replicas: 7$/m);
     assert.doesNotMatch(r.out, /uid|resourceVersion|managedFields/);
-    assert.equal((r.resources.Deployment!.spec as GoMap).replicas, 7n);
+    assert.deepEqual((r.resources.Deployment!.spec as GoMap).replicas, goInt64(7n));
+  });
+
+  test('a template literal is an int, which unstructured cannot hold: Sveltos documents (int64 7)', () => {
+    assert.match(
+      renderError('{{ setField "Deployment" "spec.replicas" 7 }}'),
+      /error calling setField: cannot deep copy int$/,
+    );
   });
 
   test('edits persist: a later call sees the earlier one (Sveltos shares the objects)', () => {
@@ -224,7 +231,7 @@ describe('chainSetField and chainRemoveField', () => {
   });
 
   test('a non-map level gives nil; on a nil map set fails the render and remove is a no-op', () => {
-    const r = render('{{ toYaml (chainSetField (getResource "Secret") "data.password.x" 1) }}');
+    const r = render('{{ toYaml (chainSetField (getResource "Secret") "data.password.x" "1") }}');
     assert.equal(r.out, 'null');
     assert.match(
       renderError('{{ chainSetField (getResource "nope") "a" "b" }}'),
@@ -285,9 +292,9 @@ describe('the function map', () => {
 
   test('parseResource types integers as int64 and keeps fractions as float64', () => {
     assert.deepEqual(parseResource('{"a": 3, "b": 1.5, "c": [1e6], "d": 1e21}'), {
-      a: 3n,
+      a: goInt64(3n),
       b: 1.5,
-      c: [1000000n],
+      c: [goInt64(1000000n)],
       d: 1e21,
     });
     assert.throws(() => parseResource('- a'), /must be a YAML or JSON object, got \[\]interface \{\}/);

@@ -5,7 +5,15 @@ import { formatValue } from '../gotemplate/fmt.js';
 import { helmFunctions } from '../helm/functions.js';
 import { typeNameOf } from '../gotemplate/sprig/cast.js';
 import { withSignature } from '../gotemplate/template.js';
-import { type GoFunc, type GoMap, type GoValue, goTypeName, isGoMap } from '../gotemplate/value.js';
+import {
+  type GoFunc,
+  type GoMap,
+  type GoValue,
+  GoSizedInt,
+  goInt64,
+  goTypeName,
+  isGoMap,
+} from '../gotemplate/value.js';
 import { parseYAML, toYaml } from '../gotemplate/yaml.js';
 
 /**
@@ -167,7 +175,8 @@ export function parseResource(text: string): GoMap {
 // k8s.io/apimachinery/pkg/util/json turns a json.Number into int64 when ParseInt accepts it; Go's
 // encoder prints integral float64s below 1e21 without exponent, so exactly those become int64.
 function toUnstructuredNumbers(v: GoValue): GoValue {
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 9223372036854775808 ? BigInt(v) : v;
+  if (typeof v === 'number')
+    return Number.isInteger(v) && Math.abs(v) < 9223372036854775808 ? goInt64(BigInt(v)) : v;
   if (Array.isArray(v)) return v.map(toUnstructuredNumbers);
   if (isGoMap(v)) {
     const out: GoMap = {};
@@ -247,12 +256,12 @@ function nestedFieldNoCopy(
 }
 
 /**
- * runtime.DeepCopyJSONValue: only JSON-shaped values (and int64) are copied; anything else panics with
- * "cannot deep copy T". The value model cannot tell Go's int (a template literal) from int64, so
- * integers pass here where Sveltos wants `(int64 7)`.
+ * runtime.DeepCopyJSONValue: only JSON-shaped values (int64, not a template literal's int) are copied;
+ * anything else panics with "cannot deep copy T", which is why Sveltos documents `(int64 7)`.
  */
 function deepCopyJSONValue(v: GoValue): GoValue {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'bigint') return v;
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v instanceof GoSizedInt && v.goType === 'int64') return v;
   if (typeof v === 'number') return v;
   if (Array.isArray(v)) {
     if (typeNameOf(v) !== '[]interface {}') throw new Error(`cannot deep copy ${typeNameOf(v)}`);

@@ -193,6 +193,20 @@ export const CHART_RENDERS: readonly ChartRender[] = [
     'db.adminEmail is needed for the notes',
   ),
   render('guards-ok', ['r', 'guards', ...NS, '--set', 'db.password=s3cr3t,db.adminEmail=dba@example.com']),
+  // Integers from --set are int64 (typeOf, typed parameters), from values files float64.
+  render('setints-default', ['r', 'setints', ...NS]),
+  render('setints-set', ['r', 'setints', ...NS, '--set', 'replicas=3,ports[0]=8080']),
+  render('setints-set-string', ['r', 'setints', ...NS, '--set-string', 'replicas=3']),
+  render(
+    'setints-set-loop',
+    ['r', 'setints', ...NS, '--set', 'replicas=3,loop=true'],
+    'wrong type for value; expected int; got int64',
+  ),
+  render(
+    'setints-file-loop',
+    ['r', 'setints', ...NS, '--set', 'loop=true'],
+    'wrong type for value; expected int; got float64',
+  ),
   // A rendered manifest that is not YAML.
   render('badyaml-default', ['r', 'badyaml', ...NS], 'YAML parse error on badyaml/templates/configmap.yaml'),
   render('badyaml-fixed', ['r', 'badyaml', ...NS, '--set-string', 'banner=ok']),

@@ -1,7 +1,7 @@
 // The sprig differential table: a template snippet, the same call as function name + evaluated
 // GoValue arguments, and (in oracle.ts, generated with helm 4.1.4) what helm rendered for it.
 
-import type { GoMap, GoValue } from '../value.js';
+import { GoSizedInt, type GoMap, type GoValue } from '../value.js';
 import { tagMap } from './cast.js';
 import { deepCopyValue } from './collections.js';
 import { localLocation, parseTime } from './dates.js';
@@ -20,6 +20,8 @@ export interface SprigShapeCase extends SprigCase {
 }
 
 const l = (...xs: GoValue[]): GoValue[] => xs;
+/** A uint32 argument, as the executor converts a constant for a uint32 parameter. */
+const u32 = (n: bigint): GoSizedInt => new GoSizedInt('uint32', n);
 /** What `toDate LAYOUT VALUE` gives (the oracle's Local zone is UTC). */
 const d = (layout: string, value: string): GoValue => parseTime(layout, value, localLocation());
 
@@ -343,12 +345,12 @@ export const SPRIG_CASES: SprigCase[] = [
   {
     tpl: '{{ derivePassword 1 "long" "password" "user" "example.com" }}',
     fn: 'derivePassword',
-    args: [1n, 'long', 'password', 'user', 'example.com'],
+    args: [u32(1n), 'long', 'password', 'user', 'example.com'],
   },
   {
     tpl: '{{ derivePassword 3 "maximum" "pw" "üser" "site" }}',
     fn: 'derivePassword',
-    args: [3n, 'maximum', 'pw', 'üser', 'site'],
+    args: [u32(3n), 'maximum', 'pw', 'üser', 'site'],
   },
   { tpl: '{{ htpasswd "a:b" "pw" }}', fn: 'htpasswd', args: ['a:b', 'pw'] },
   {
@@ -359,7 +361,7 @@ export const SPRIG_CASES: SprigCase[] = [
   {
     tpl: '{{ derivePassword 1 "nope" "pw" "u" "s" }}',
     fn: 'derivePassword',
-    args: [1n, 'nope', 'pw', 'u', 's'],
+    args: [u32(1n), 'nope', 'pw', 'u', 's'],
   },
   // ---- semver ----
   { tpl: '{{ semverCompare ">=1.19-0" "v1.30.2" }}', fn: 'semverCompare', args: ['>=1.19-0', 'v1.30.2'] },

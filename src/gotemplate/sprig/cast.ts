@@ -2,7 +2,7 @@
 // text/template applies when a value is passed to a typed (int, string, map) function parameter.
 
 import { formatValue } from '../fmt.js';
-import { goTypeName, isGoMap, isGoOpaque, type GoMap, type GoValue } from '../value.js';
+import { GoSizedInt, goTypeName, isGoMap, isGoOpaque, type GoMap, type GoValue } from '../value.js';
 
 /** Thrown where text/template itself rejects an argument (not a function's own error). */
 export class GoArgTypeError extends Error {}
@@ -142,6 +142,7 @@ export function parseGoFloat(s: string): number | null {
 /** cast.ToInt64: errors become 0, as sprig ignores them. */
 export function toInt64(v: GoValue | undefined): bigint {
   if (v === undefined || v === null) return 0n;
+  if (v instanceof GoSizedInt) return BigInt.asIntN(64, v.value);
   switch (typeof v) {
     case 'bigint':
       return v;
@@ -161,6 +162,7 @@ export const toInt = toInt64;
 /** cast.ToFloat64: errors become 0. */
 export function toFloat64(v: GoValue | undefined): number {
   if (v === undefined || v === null) return 0;
+  if (v instanceof GoSizedInt) return Number(v.value);
   switch (typeof v) {
     case 'bigint':
       return Number(v);

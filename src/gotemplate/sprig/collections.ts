@@ -1,7 +1,7 @@
 // sprig's list, dict and defaults functions (list.go, dict.go, defaults.go): reflect-based list
 // handling, mergo's merge rules and Go's emptiness test, expressed on GoValue trees.
 
-import { isGoMap, isGoOpaque, type GoFunc, type GoMap, type GoValue } from '../value.js';
+import { GoSizedInt, isGoMap, isGoOpaque, type GoFunc, type GoMap, type GoValue } from '../value.js';
 import {
   argBool,
   argIntNum,
@@ -84,6 +84,7 @@ function mustPair(name: string, f: (...a: GoValue[]) => GoValue): Record<string,
 /** mergo's isEmptyValue (dereferencing interfaces). */
 function mergoEmpty(v: GoValue | undefined): boolean {
   if (v === undefined || v === null) return true;
+  if (v instanceof GoSizedInt) return v.value === 0n;
   if (isGoOpaque(v) || typeof v === 'function') return false;
   return isEmpty(v);
 }

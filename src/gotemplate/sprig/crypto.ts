@@ -12,9 +12,9 @@ import {
   randomUUID,
   scryptSync,
 } from 'node:crypto';
-import type { GoFunc } from '../value.js';
+import { GoSizedInt, type GoFunc } from '../value.js';
 import { bcryptHash } from './bcrypt.js';
-import { argInt, argIntNum, argString, arity } from './cast.js';
+import { argIntNum, argString, arity, GoArgTypeError, typeNameOf } from './cast.js';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -278,9 +278,11 @@ export function cryptoFunctions(): Record<string, GoFunc> {
     genPrivateKey: (...a) => genPrivateKey(argString(a[0])),
     derivePassword: (...a) => {
       arity('derivePassword', a, 5);
-      // counter is a uint32 parameter: Go converts an integer constant, wrapping is not possible.
-      const counter = argInt(a[0]);
-      if (counter < 0n || counter > 0xffffffffn) throw new Error(`${counter} overflows uint32`);
+      // counter is a uint32 parameter: the executor converts a constant (wrapping, as reflect's SetUint).
+      const c = a[0];
+      if (!(c instanceof GoSizedInt) || c.goType !== 'uint32')
+        throw new GoArgTypeError(`wrong type for value; expected uint32; got ${typeNameOf(c)}`);
+      const counter = c.value;
       return derivePassword(
         Number(counter),
         argString(a[1]),

@@ -2,7 +2,7 @@
 // sprig's date functions; zones come from the runtime's IANA data (Intl), Local from TZ.
 
 import { readFileSync } from 'node:fs';
-import type { GoFunc, GoOpaque, GoValue } from '../value.js';
+import { GoSizedInt, goInt64, integerValue, type GoFunc, type GoOpaque, type GoValue } from '../value.js';
 import { argInt, argString, arity, GoArgTypeError, typeNameOf } from './cast.js';
 
 /** A time zone: UTC, Local, an IANA zone, or a fixed offset. */
@@ -239,10 +239,10 @@ export class GoTime implements GoOpaque {
       Minute: () => BigInt(c().min),
       Second: () => BigInt(c().sec),
       Nanosecond: () => BigInt(this.nsec),
-      Unix: () => this.sec,
-      UnixMilli: () => this.unixNano() / 1000000n,
-      UnixMicro: () => this.unixNano() / 1000n,
-      UnixNano: () => this.unixNano(),
+      Unix: () => goInt64(this.sec),
+      UnixMilli: () => goInt64(this.unixNano() / 1000000n),
+      UnixMicro: () => goInt64(this.unixNano() / 1000n),
+      UnixNano: () => goInt64(this.unixNano()),
       UTC: () => this.in(UTC),
       Local: () => this.in(localLocation()),
       IsZero: () => this.isZero(),
@@ -878,6 +878,7 @@ function roundSecond(d: bigint): bigint {
 function toTime(v: GoValue | undefined): GoTime {
   if (v instanceof GoTime) return v;
   if (typeof v === 'bigint') return GoTime.unix(v);
+  if (v instanceof GoSizedInt && (v.goType === 'int64' || v.goType === 'int32')) return GoTime.unix(v.value);
   return GoTime.now();
 }
 
@@ -902,6 +903,7 @@ function durationRound(v: GoValue | undefined): string {
       d = 0n;
     }
   } else if (v instanceof GoTime) d = since(v);
+  else if (v instanceof GoSizedInt && v.goType === 'int64') d = v.value;
   let u = BigInt.asUintN(64, d);
   if (d < 0n) u = BigInt.asUintN(64, -u);
   const hour = 3600000000000n;
@@ -968,7 +970,13 @@ export function dateFunctions(): Record<string, GoFunc> {
     mustToDate: toDate(true),
     unixEpoch: (...a) => String(argTime(a[0]).sec),
     ago: (...a) => {
-      const t = a[0] instanceof GoTime ? a[0] : typeof a[0] === 'bigint' ? GoTime.unix(a[0]) : GoTime.now();
+      const v = a[0];
+      const t =
+        v instanceof GoTime
+          ? v
+          : typeof v === 'bigint' || (v instanceof GoSizedInt && v.goType === 'int64')
+            ? GoTime.unix(integerValue(v)!)
+            : GoTime.now();
       return durationString(roundSecond(since(t)));
     },
     duration: (...a) => {
@@ -978,8 +986,10 @@ export function dateFunctions(): Record<string, GoFunc> {
         const m = /^[+-]?\d+$/.exec(v);
         n = m ? BigInt(v) : 0n;
         if (n > 9223372036854775807n || n < -9223372036854775808n) n = 0n;
+      } else if (v instanceof GoSizedInt && v.goType === 'int64') {
+        // Go's int64 case only: a template integer literal is an int and gives 0s.
+        n = v.value;
       }
-      // Go's int64 case only: a template integer literal is an int and gives 0s, like any bigint here.
       return durationString(BigInt.asIntN(64, n * 1000000000n));
     },
     durationRound: (...a) => durationRound(a[0]),

@@ -75,7 +75,6 @@ const S = 'string';
 
 /**
  * Go parameter types of sprig's functions (v3.3 sources), comma-separated, `...T` for variadic.
- * derivePassword's counter is a uint32 in Go; the value model has only int, so it is declared int.
  */
 const GO_SIGNATURES: Record<string, string> = {
   hello: '',
@@ -180,7 +179,7 @@ const GO_SIGNATURES: Record<string, string> = {
   now: '',
   unixEpoch: 'time.Time',
   uuidv4: '',
-  derivePassword: `int,${S},${S},${S},${S}`,
+  derivePassword: `uint32,${S},${S},${S},${S}`,
   genCA: `${S},int`,
   genCAWithKey: `${S},int,${S}`,
   genSelfSignedCert: `${S},${L},${L},int`,

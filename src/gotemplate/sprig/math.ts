@@ -1,7 +1,7 @@
 // sprig's arithmetic (functions.go, numeric.go): int64 math through cast.ToInt64, float math through
 // shopspring/decimal (exact decimal add/sub/mul, 16-digit division), sequences and conversions.
 
-import type { GoFunc, GoValue } from '../value.js';
+import { goInt64, type GoFunc, type GoValue } from '../value.js';
 import {
   argFloat,
   argInt,
@@ -147,14 +147,14 @@ function round(a: GoValue | undefined, p: bigint, rOpt: number[]): number {
   return r / pow;
 }
 
-const maxInt = (...a: GoValue[]): bigint => {
+const maxInt = (...a: GoValue[]): GoValue => {
   arity('max', a, 1, true);
   let acc = toInt64(a[0]);
   for (const b of a.slice(1)) {
     const x = toInt64(b);
     if (x > acc) acc = x;
   }
-  return acc;
+  return goInt64(acc);
 };
 
 export function mathFunctions(): Record<string, GoFunc> {
@@ -164,13 +164,13 @@ export function mathFunctions(): Record<string, GoFunc> {
       if (!/^[+-]?\d+$/.test(s)) return 0n;
       return parseGoInt(s, 10) ?? 0n;
     },
-    int64: (...a) => toInt64(a[0]),
+    int64: (...a) => goInt64(toInt64(a[0])),
     int: (...a) => toInt64(a[0]),
     float64: (...a) => toFloat64(a[0]),
     toDecimal: (...a) => {
       const s = formatGo(a[0]);
-      if (!/^[+-]?[0-7]+$/.test(s)) return 0n;
-      return parseGoInt(s, 8) ?? 0n;
+      if (!/^[+-]?[0-7]+$/.test(s)) return goInt64(0n);
+      return goInt64(parseGoInt(s, 8) ?? 0n);
     },
     seq: (...a) => seq(a.map(argInt)),
     until: (...a) => {
@@ -182,27 +182,27 @@ export function mathFunctions(): Record<string, GoFunc> {
       arity('untilStep', a, 3);
       return tagSlice(untilStep(argInt(a[0]), argInt(a[1]), argInt(a[2])), '[]int');
     },
-    add1: (...a) => int64(toInt64(a[0]) + 1n),
-    add: (...a) => a.reduce<bigint>((acc, b) => int64(acc + toInt64(b)), 0n),
+    add1: (...a) => goInt64(toInt64(a[0]) + 1n),
+    add: (...a) => goInt64(a.reduce<bigint>((acc, b) => acc + toInt64(b), 0n)),
     sub: (...a) => {
       arity('sub', a, 2);
-      return int64(toInt64(a[0]) - toInt64(a[1]));
+      return goInt64(toInt64(a[0]) - toInt64(a[1]));
     },
     div: (...a) => {
       arity('div', a, 2);
       const d = toInt64(a[1]);
       if (d === 0n) throw new Error('runtime error: integer divide by zero');
-      return int64(toInt64(a[0]) / d);
+      return goInt64(toInt64(a[0]) / d);
     },
     mod: (...a) => {
       arity('mod', a, 2);
       const d = toInt64(a[1]);
       if (d === 0n) throw new Error('runtime error: integer divide by zero');
-      return int64(toInt64(a[0]) % d);
+      return goInt64(toInt64(a[0]) % d);
     },
     mul: (...a) => {
       arity('mul', a, 1, true);
-      return a.slice(1).reduce<bigint>((acc, b) => int64(acc * toInt64(b)), toInt64(a[0]));
+      return goInt64(a.slice(1).reduce<bigint>((acc, b) => int64(acc * toInt64(b)), toInt64(a[0])));
     },
     randInt: (...a) => {
       arity('randInt', a, 2);
@@ -234,7 +234,7 @@ export function mathFunctions(): Record<string, GoFunc> {
         const x = toInt64(b);
         if (x < acc) acc = x;
       }
-      return acc;
+      return goInt64(acc);
     },
     maxf: (...a) => {
       arity('maxf', a, 1, true);

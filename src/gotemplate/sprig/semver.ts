@@ -1,7 +1,7 @@
 // Masterminds/semver v3 (as helm 4.1.4 links it) for sprig's `semver` and `semverCompare`:
 // coercing version parsing, constraint parsing (ranges, ||, commas, x-ranges, ~, ^) and checks.
 
-import type { GoFunc, GoOpaque, GoValue } from '../value.js';
+import { GoSizedInt, type GoFunc, type GoOpaque, type GoValue } from '../value.js';
 import { argString, arity, GoArgTypeError, typeNameOf } from './cast.js';
 
 const cvRegex =
@@ -82,9 +82,9 @@ export class SemverVersion implements GoOpaque {
     };
     const methods: Record<string, GoFunc> = {
       String: () => this.String(),
-      Major: () => this.major,
-      Minor: () => this.minor,
-      Patch: () => this.patch,
+      Major: () => new GoSizedInt('uint64', this.major),
+      Minor: () => new GoSizedInt('uint64', this.minor),
+      Patch: () => new GoSizedInt('uint64', this.patch),
       Prerelease: () => this.pre,
       Metadata: () => this.metadata,
       Original: () => this.original,

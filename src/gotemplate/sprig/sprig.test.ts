@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { GoValue } from '../value.js';
+import { goInt64, goTypeName, type GoValue } from '../value.js';
 import { SPRIG_CASES, SPRIG_ERROR_CASES, SPRIG_SHAPE_CASES } from './cases.js';
 import { bcryptHash } from './bcrypt.js';
 import { formatGo } from './cast.js';
@@ -99,11 +99,12 @@ describe('sprig details', () => {
     assert.ok(new X509Certificate(self.Cert).verify(new X509Certificate(self.Cert).publicKey));
   });
   test('add returns int64 and addf float64', () => {
-    assert.equal(call('add', [1n, 2.5]), 3n);
+    assert.deepEqual(call('add', [1n, 2.5]), goInt64(3n));
+    assert.equal(goTypeName(call('add', [1n, 2.5])), 'int64');
     assert.equal(call('addf', [1n, 2.5]), 3.5);
   });
   test('int64 arithmetic wraps', () => {
-    assert.equal(call('add', [9223372036854775807n, 1n]), -9223372036854775808n);
+    assert.deepEqual(call('add', [9223372036854775807n, 1n]), goInt64(-9223372036854775808n));
   });
   test('merge mutates and returns dst', () => {
     const dst = { a: 1n };
