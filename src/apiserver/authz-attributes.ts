@@ -16,8 +16,9 @@ export function resourceAttributes(
   user: UserInfo,
   attrs: ResourceAttributes,
   path = '',
+  selectors: { labelSelector?: string | null; fieldSelector?: string | null } = {},
 ): AuthorizationAttributes {
-  return {
+  const out: AuthorizationAttributes = {
     user,
     verb: attrs.verb,
     isResourceRequest: true,
@@ -31,6 +32,9 @@ export function resourceAttributes(
       attrs.group === '' && attrs.resource === 'namespaces' && attrs.name ? attrs.name : attrs.namespace,
     name: attrs.name,
   };
+  if (selectors.labelSelector) out.labelSelector = selectors.labelSelector;
+  if (selectors.fieldSelector) out.fieldSelector = selectors.fieldSelector;
+  return out;
 }
 
 export function nonResourceAttributes(user: UserInfo, verb: string, path: string): AuthorizationAttributes {

@@ -87,7 +87,7 @@ export class ApiServer {
         : ANONYMOUS_ADMIN;
       const parsed = requestInfo(req.method ?? 'GET', effectivePath, url.searchParams);
       if (parsed.isResourceRequest) info = parsed;
-      this.authorize(user, parsed);
+      this.authorize(user, parsed, url.searchParams);
       if (!parsed.isResourceRequest) {
         const route = this.options.nonResourceRoutes?.get(effectivePath);
         if (route) route(req, res);
@@ -119,11 +119,14 @@ export class ApiServer {
     return errors.internal('the server could not complete the request; see the hub log');
   }
 
-  private authorize(user: UserInfo, info: ReturnType<typeof requestInfo>): void {
+  private authorize(user: UserInfo, info: ReturnType<typeof requestInfo>, query: URLSearchParams): void {
     const authorizer = this.options.authorizer;
     if (!authorizer) return;
     const attrs = info.isResourceRequest
-      ? resourceAttributes(user, info, info.path)
+      ? resourceAttributes(user, info, info.path, {
+          labelSelector: query.get('labelSelector'),
+          fieldSelector: query.get('fieldSelector'),
+        })
       : nonResourceAttributes(user, info.verb, info.path);
     const decision = authorizer.authorize(attrs);
     if (decision.allowed) return;

@@ -26,6 +26,12 @@ export interface AuthorizationAttributes {
   subresource: string;
   namespace: string;
   name: string;
+  /**
+   * The request's `labelSelector` / `fieldSelector` query values (list and watch), as kube-apiserver 1.31+
+   * passes selectors to authorizers; the agent authorizer allows some lists only with a narrowing selector.
+   */
+  labelSelector?: string;
+  fieldSelector?: string;
 }
 
 export interface Decision {

@@ -1,5 +1,5 @@
-// The fleethub command line: `fleethub hub` runs a hub; `fleethub hub rotate-encryption-key` rotates
-// the key that encrypts Secrets at rest and re-encrypts them.
+// The fleethub command line: `fleethub hub` runs a hub (`hub rotate-encryption-key` rotates the key that
+// encrypts Secrets at rest); `fleethub agent` joins a cluster or host to a hub; `sim` and `template` too.
 // The hub's modules load only for hub commands: `fleethub template …` starts in a fraction of the time.
 import { join } from 'node:path';
 import { ConfigError, hubConfig } from '../hub/config.js';
@@ -8,6 +8,9 @@ const USAGE = `usage:
   fleethub hub [--data-dir DIR] [--listen HOST:PORT] [--database URL] [--insecure-http-listen 127.0.0.1:PORT]
                [--tls-san NAME]... [--log-level LEVEL] [--identity NAME] [--audit-retention 30d]
   fleethub hub rotate-encryption-key [--data-dir DIR] [--database URL]
+  fleethub agent --hub URL --ca-file FILE --state-dir DIR (--kubeconfig FILE | --host)
+                 [--join-token-file FILE] [--join-token TOKEN] [--lease-duration-seconds 60] [--log-level L]
+                 (the join token may also come from FLEETHUB_JOIN_TOKEN; only the first start needs it)
   fleethub sim cluster --listen HOST:PORT --kubeconfig-out FILE [--name N] [--nodes 3] [--version V]
                        [--pod-cidr CIDR] [--service-cidr CIDR] [--insecure-http] [--faults JSON]
   fleethub sim fleet --clusters N --listen HOST:PORT --kubeconfig-dir DIR [--name-prefix sim-] …
@@ -30,23 +33,20 @@ async function runHub(argv: string[]): Promise<void> {
   process.stderr.write(`try: KUBECONFIG=${hub.kubeconfigPath} .tools/v35/kubectl get namespaces\n`);
   let demo: { close(): Promise<void> } | undefined;
   if (config.demoFleet > 0) {
-    // A simulated fleet beside the hub, so a fresh install has clusters to look at.
-    const { startSim, parseSimArgs } = await import('./sim.js');
-    const dir = join(config.dataDir, 'demo-fleet');
-    const sim = await startSim(
-      parseSimArgs([
-        'fleet',
-        '--clusters',
-        String(config.demoFleet),
-        '--kubeconfig-dir',
-        dir,
-        '--name-prefix',
-        'demo-',
-      ]),
-    );
-    demo = sim;
+    // A simulated fleet beside the hub, joined by in-process agents, so a fresh install has clusters to look at.
+    const { startDemoFleet } = await import('./demo-fleet.js');
+    const fleet = await startDemoFleet({
+      clusters: config.demoFleet,
+      dataDir: config.dataDir,
+      hubUrl: hub.url,
+      caFile: join(config.dataDir, 'pki', 'ca.crt'),
+      adminKubeconfig: hub.kubeconfigPath,
+      logger: hub.logger,
+    });
+    demo = fleet;
     process.stderr.write(
-      `demo fleet: ${config.demoFleet} simulated clusters on ${sim.server.url}; try: KUBECONFIG=${join(dir, 'demo-0001.kubeconfig')} .tools/v35/kubectl get nodes\n`,
+      `demo fleet: ${config.demoFleet} simulated clusters on ${fleet.url}, joined by agents; ` +
+        `try: KUBECONFIG=${hub.kubeconfigPath} .tools/v35/kubectl get clusters -A\n`,
     );
   }
   let stopping = false;
@@ -75,6 +75,10 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'hub') return runHub(rest);
+  if (command === 'agent') {
+    const { runAgent } = await import('./agent.js');
+    return runAgent(rest);
+  }
   if (command === 'sim') {
     const { runSim } = await import('./sim.js');
     return runSim(rest);

@@ -12,6 +12,10 @@ import { isIP, type AddressInfo } from 'node:net';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { ApiServer } from '../apiserver/server.js';
 import { namespaceController } from '../controllers/namespace/namespace.controller.js';
+import { agentHealthController } from '../controllers/agent-health/agent-health.controller.js';
+import { csrController } from '../controllers/csr/csr.controller.js';
+import { clusterJoinController, hostJoinController } from '../controllers/join/join.controller.js';
+import { AgentAuthorizer, WorkClusterIndex } from '../security/agent-authorizer.js';
 import { Informer } from '../controllers/runtime/informer.js';
 import { ControllerManager } from '../controllers/runtime/manager.js';
 import { MetricsRegistry } from '../controllers/runtime/metrics.js';
@@ -135,13 +139,17 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     return informer;
   });
   for (const informer of rbacInformers) informer.start();
+  // The agent authorizer decides on single ManifestWorks by their cluster label: every replica indexes them.
+  const workIndex = new WorkClusterIndex({ store, logger: logger.child({ component: 'work-index' }) });
+  workIndex.start();
   const audit = new AuditLog(store, { onError: (err) => logger.error({ err }, 'audit write failed') });
 
   const api = new ApiServer({
     registry,
     store,
     authenticator: new Authenticator(tokens),
-    authorizer: new RbacAuthorizer(rbac),
+    // Agents and join bootstrap users are decided by the agent authorizer alone; everyone else by RBAC.
+    authorizer: new AgentAuthorizer(new RbacAuthorizer(rbac), workIndex),
     audit: { record: (entry) => audit.record({ ...entry, time: new Date(entry.time) }) },
     tokens: {
       issueServiceAccountToken: async (sa, opts) => {
@@ -239,6 +247,19 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   manager.add(
     namespaceController({ store, namespacedResources: () => registry.namespacedResources(), logger }),
   );
+  // Agents joining: one-time tokens per join, CSR approval and signing (the leader signs), lease health.
+  // The join command shows the URL this hub listens on (no separate advertised URL is configured yet).
+  manager.add(clusterJoinController({ store, tokens, hubUrl: url }));
+  manager.add(hostJoinController({ store, tokens, hubUrl: url }));
+  manager.add(
+    csrController({
+      store,
+      tokens,
+      ca: () => pki.ca,
+      audit: { record: (entry) => audit.record(entry) },
+    }),
+  );
+  manager.add(agentHealthController({ store }));
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the
@@ -266,7 +287,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   }, HOUSEKEEPING_INTERVAL_MS);
   housekeeping.unref();
 
-  await Promise.all(rbacInformers.map((i) => i.waitForSync()));
+  await Promise.all([...rbacInformers.map((i) => i.waitForSync()), workIndex.waitForSync()]);
   ready = true;
   logger.info(
     {
@@ -295,6 +316,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       clearTimeout(grace);
       await manager.stop();
       for (const informer of rbacInformers) informer.stop();
+      workIndex.stop();
       await audit.close();
       await store.close();
       logger.info('hub stopped');

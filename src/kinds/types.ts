@@ -2,6 +2,7 @@
 // and OpenAPI), defaults, printer columns and subresources. Adding a kind needs nothing else.
 import type { TObject } from '@sinclair/typebox';
 import type { KubeObject } from '../store/types.js';
+import type { UserInfo } from '../security/user.js';
 import type { StatusCause } from '../util/errors.js';
 import type { NameRule } from './meta.js';
 
@@ -55,6 +56,12 @@ export interface KindDefinition {
   printerColumns?: PrinterColumn[];
   /** Create-time defaults (also when a server-side apply creates). Mutates `obj`. */
   defaults?(obj: KubeObject): void;
+  /**
+   * Mutating admission for writes of the main resource (create, update, patch, apply; not /status):
+   * runs before validation with the requesting user; may change `obj` (e.g. stamp labels, record the
+   * requester). It sees the body as sent, before schema checks: read fields defensively.
+   */
+  admit?(obj: KubeObject, request: AdmissionRequest): void;
   /** Semantic checks beyond the schema; `old` is set on update. */
   validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** Stored encrypted at rest (Secrets). */
@@ -73,6 +80,14 @@ export interface KindDefinition {
   /** Subresources answered by custom handlers, e.g. serviceaccounts/token (TokenRequest). */
   extraSubresources?: ExtraSubresource[];
   description?: string;
+}
+
+/** What a kind's `admit` hook learns about the write. */
+export interface AdmissionRequest {
+  operation: 'create' | 'update';
+  user: UserInfo;
+  /** The stored object, on update. */
+  old?: KubeObject;
 }
 
 /** `leases.coordination.k8s.io`, `configmaps`: the storage identity of a kind. */

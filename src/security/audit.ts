@@ -25,6 +25,8 @@ export interface AuditEventSpec {
   requestURI: string;
   sourceIP?: string;
   userAgent?: string;
+  /** Decisions made outside a request (CSR approval): `authorization.k8s.io/decision`, `…/reason`. */
+  annotations?: Record<string, string>;
 }
 
 export interface AuditEventObject extends KubeObject {
@@ -45,6 +47,8 @@ export interface AuditInput {
   requestURI: string;
   sourceIP?: string;
   userAgent?: string;
+  /** Key/value notes on the event, as in Kubernetes audit events (decision and reason of a CSR). */
+  annotations?: Record<string, string>;
 }
 
 const MUTATING = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -206,6 +210,8 @@ export class AuditLog {
     if (input.name) spec.name = input.name;
     if (input.sourceIP) spec.sourceIP = input.sourceIP;
     if (input.userAgent) spec.userAgent = input.userAgent.slice(0, MAX_USER_AGENT);
+    if (input.annotations && Object.keys(input.annotations).length > 0)
+      spec.annotations = { ...input.annotations };
     return {
       apiVersion: AUDIT_API_VERSION,
       kind: AUDIT_KIND,

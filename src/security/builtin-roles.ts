@@ -4,10 +4,17 @@ import type { KubeObject, Store } from '../store/types.js';
 import { isApiError } from '../util/errors.js';
 import { RBAC_GROUP, RBAC_RESOURCES, type PolicyRule } from './rbac.js';
 import { GROUP_AUTHENTICATED } from './user.js';
+import { CERTIFICATES_GROUP, GROUP_BOOTSTRAPPERS } from '../fleet/names.js';
 
 export const ADMIN_ROLE = 'fleethub:admin';
 export const OPERATOR_ROLE = 'fleethub:operator';
 export const VIEWER_ROLE = 'fleethub:viewer';
+/**
+ * What a join's bootstrap token may do: create CSRs and read them. The agent authorizer, in front of RBAC,
+ * narrows this further for bootstrap users (only CSRs named for their join; see security/bootstrap.ts), so
+ * this role documents the grant (and answers for clusters without the agent authorizer).
+ */
+export const BOOTSTRAPPER_ROLE = 'fleethub:bootstrapper';
 export const ADMINS_GROUP = 'fleethub:admins';
 export const BOOTSTRAP_LABEL = 'fleethub.io/bootstrapping';
 /** Set to "false" on a built-in object to keep the hub from restoring it at start (Kubernetes' annotation). */
@@ -49,7 +56,8 @@ const OPERATOR_WRITABLE: Record<string, string[]> = {
   'lib.projectsveltos.io': ['eventsources', 'eventtriggers'],
 };
 
-const DISCOVERY_URLS = [
+/** Non-resource paths every authenticated user may GET (discovery, OpenAPI, version, health). */
+export const DISCOVERY_URLS: readonly string[] = [
   '/api',
   '/api/*',
   '/apis',
@@ -118,6 +126,13 @@ export function builtinClusterRoles(): KubeObject[] {
       { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
     ]),
     clusterRole('system:discovery', [{ nonResourceURLs: [...DISCOVERY_URLS], verbs: ['get'] }]),
+    clusterRole(BOOTSTRAPPER_ROLE, [
+      {
+        apiGroups: [CERTIFICATES_GROUP],
+        resources: ['certificatesigningrequests'],
+        verbs: ['create', ...READ],
+      },
+    ]),
   ];
 }
 
@@ -127,6 +142,7 @@ export function builtinClusterRoleBindings(): KubeObject[] {
     clusterRoleBinding(ADMINS_GROUP, ADMIN_ROLE, ADMINS_GROUP),
     clusterRoleBinding('system:basic-user', 'system:basic-user', GROUP_AUTHENTICATED),
     clusterRoleBinding('system:discovery', 'system:discovery', GROUP_AUTHENTICATED),
+    clusterRoleBinding(BOOTSTRAPPER_ROLE, BOOTSTRAPPER_ROLE, GROUP_BOOTSTRAPPERS),
   ];
 }
 

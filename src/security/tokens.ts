@@ -17,6 +17,21 @@ const TOKEN_RE = /^fh_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 const MIN_SA_TOKEN_SECONDS = 600;
 const MAX_SA_TOKEN_SECONDS = 2 ** 32;
 const DEFAULT_SA_TOKEN_SECONDS = 3600;
+/** How long the record of a used, revoked or expired join token is kept to explain a rejected retry. */
+const JOIN_TOMBSTONE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The 401 message for a join token that was used, revoked or has expired (agents show it as is). */
+export const JOIN_TOKEN_REJECTED_MESSAGE =
+  'join token is invalid, expired or already used: create a new FleetClusterJoin/FleetHostJoin and use its token';
+
+/**
+ * Extra key on the user of a used join token still inside its read grace: it may only read its own CSR
+ * (the agent authorizer enforces that), e.g. to fetch the certificate its request was just given.
+ */
+export const JOIN_TOKEN_USED_EXTRA = 'fleethub.io/join-token-used';
+
+/** Why a token stopped working before (or at) its expiry. */
+export type RetiredReason = 'used' | 'revoked' | 'expired';
 
 export interface BoundServiceAccount {
   namespace: string;
@@ -35,6 +50,16 @@ export interface TokenRecordSpec {
   expiresAt?: string;
   boundServiceAccount?: BoundServiceAccount;
   description?: string;
+  /**
+   * `join`: a one-time bootstrap token of a FleetClusterJoin/FleetHostJoin. Once retired (used, revoked,
+   * expired) its record stays as a tombstone for a while, so a retry gets a clear 401 instead of a bare one.
+   */
+  purpose?: 'join';
+  /** RFC 3339: set by `retire`; the token no longer authenticates (after `graceUntil`, when set). */
+  retiredAt?: string;
+  retiredReason?: RetiredReason;
+  /** RFC 3339: a used join token authenticates until then, marked `JOIN_TOKEN_USED_EXTRA`. */
+  graceUntil?: string;
 }
 
 export interface IssueTokenParams {
@@ -45,6 +70,7 @@ export interface IssueTokenParams {
   expiresAt?: Date;
   boundServiceAccount?: BoundServiceAccount;
   description?: string;
+  purpose?: 'join';
 }
 
 export interface IssuedToken {
@@ -91,6 +117,8 @@ export interface TokenStoreOptions {
 
 interface CacheEntry {
   user: UserInfo | undefined;
+  /** Set for a retired or expired join token: the 401 message to give. */
+  rejected?: string;
   until: number;
 }
 
@@ -122,6 +150,7 @@ export class TokenStore {
     if (params.expiresAt !== undefined) spec.expiresAt = params.expiresAt.toISOString();
     if (params.boundServiceAccount !== undefined) spec.boundServiceAccount = params.boundServiceAccount;
     if (params.description !== undefined) spec.description = params.description;
+    if (params.purpose !== undefined) spec.purpose = params.purpose;
     const record: KubeObject = {
       apiVersion: TOKEN_API_VERSION,
       kind: TOKEN_KIND,
@@ -178,18 +207,60 @@ export class TokenStore {
     return { token, id, expiresAt };
   }
 
-  /** The user a token stands for; undefined when unknown, wrong, expired, revoked or its ServiceAccount is gone. */
+  /**
+   * The user a token stands for; undefined when unknown, wrong, expired, revoked or its ServiceAccount is
+   * gone. A join token that was used, revoked or expired (its tombstone is still there) throws a 401
+   * ApiError saying so (`JOIN_TOKEN_REJECTED_MESSAGE`), so the agent can tell the operator what to do.
+   */
   async authenticate(token: string): Promise<UserInfo | undefined> {
     const id = tokenId(token);
     if (id === undefined) return undefined;
     const hash = hashToken(token);
     const now = this.now();
     const cached = this.cache.get(hash);
-    if (cached && cached.until > now) return cached.user;
+    if (cached && cached.until > now) {
+      if (cached.rejected !== undefined) throw errors.unauthorized(cached.rejected);
+      return cached.user;
+    }
 
-    const { user, expiresAtMs } = await this.lookup(id, hash, now);
-    this.remember(hash, user, Math.min(now + this.ttl, expiresAtMs ?? Infinity));
+    const { user, expiresAtMs, rejected } = await this.lookup(id, hash, now);
+    this.remember(hash, user, Math.min(now + this.ttl, expiresAtMs ?? Infinity), rejected);
+    if (rejected !== undefined) throw errors.unauthorized(rejected);
     return user;
+  }
+
+  /**
+   * Makes a token stop working now while keeping its record (for join tokens, a tombstone explaining later
+   * 401s until it is purged). Idempotent; false when there is no record. Other replicas notice within the
+   * cache TTL, so callers that need one-time use check their own state too.
+   */
+  async retire(id: string, reason: RetiredReason, options: { graceMs?: number } = {}): Promise<boolean> {
+    this.cache.clear();
+    for (let attempt = 0; ; attempt++) {
+      const record = await this.store.get(TOKENS_RESOURCE, '', id);
+      if (!record) return false;
+      const spec = record['spec'] as TokenRecordSpec | undefined;
+      if (!spec) return false;
+      let nextSpec: TokenRecordSpec;
+      if (spec.retiredAt !== undefined) {
+        // Already retired; a revocation (join deleted, expired) still ends a used token's read grace.
+        if (reason === 'used' || spec.graceUntil === undefined) return true;
+        nextSpec = { ...spec };
+        delete nextSpec.graceUntil;
+      } else {
+        nextSpec = { ...spec, retiredAt: new Date(this.now()).toISOString(), retiredReason: reason };
+        if (options.graceMs) nextSpec.graceUntil = new Date(this.now() + options.graceMs).toISOString();
+      }
+      const next: KubeObject = { ...record, spec: nextSpec };
+      try {
+        await this.store.update(TOKENS_RESOURCE, next);
+        this.cache.clear();
+        return true;
+      } catch (e) {
+        if (isApiError(e) && e.code === 404) return false;
+        if (!(isApiError(e) && e.code === 409) || attempt >= 4) throw e;
+      }
+    }
   }
 
   /** Deletes a token record; false when there was none. Other replicas notice within the cache TTL. */
@@ -212,6 +283,14 @@ export class TokenStore {
     for (const item of items) {
       const spec = item['spec'] as TokenRecordSpec | undefined;
       let dead = !spec || (spec.expiresAt !== undefined && Date.parse(spec.expiresAt) <= now);
+      if (spec?.purpose === 'join') {
+        // Tombstones explain rejected retries for a week after the token stopped working.
+        const endedMs = Math.min(
+          spec.expiresAt !== undefined ? Date.parse(spec.expiresAt) : Infinity,
+          spec.retiredAt !== undefined ? Date.parse(spec.retiredAt) : Infinity,
+        );
+        dead = endedMs + JOIN_TOMBSTONE_MS <= now;
+      }
       if (!dead && spec?.boundServiceAccount)
         dead = !(await this.serviceAccountLive(spec.boundServiceAccount));
       if (dead && item.metadata.name && (await this.revoke(item.metadata.name))) removed++;
@@ -223,12 +302,26 @@ export class TokenStore {
     id: string,
     hash: string,
     now: number,
-  ): Promise<{ user: UserInfo | undefined; expiresAtMs?: number }> {
+  ): Promise<{ user: UserInfo | undefined; expiresAtMs?: number; rejected?: string }> {
     const record = await this.store.get(TOKENS_RESOURCE, '', id);
     const spec = record?.['spec'] as TokenRecordSpec | undefined;
     if (!spec || typeof spec.hash !== 'string' || !hashesEqual(spec.hash, hash)) return { user: undefined };
     const expiresAtMs = spec.expiresAt !== undefined ? Date.parse(spec.expiresAt) : undefined;
-    if (expiresAtMs !== undefined && !(expiresAtMs > now)) return { user: undefined };
+    const expired = expiresAtMs !== undefined && !(expiresAtMs > now);
+    const graceMs = spec.graceUntil !== undefined ? Date.parse(spec.graceUntil) : undefined;
+    if (spec.purpose === 'join' && !expired && graceMs !== undefined && graceMs > now) {
+      // Used, but inside the read grace: the agent may still fetch its certificate, nothing else.
+      const user: UserInfo = {
+        username: spec.username,
+        groups: [...(spec.groups ?? [])],
+        extra: { ...(spec.extra ?? {}), [JOIN_TOKEN_USED_EXTRA]: ['true'] },
+      };
+      return { user, expiresAtMs: graceMs };
+    }
+    if (spec.purpose === 'join' && (expired || spec.retiredAt !== undefined))
+      return { user: undefined, rejected: JOIN_TOKEN_REJECTED_MESSAGE };
+    if (spec.retiredAt !== undefined) return { user: undefined };
+    if (expired) return { user: undefined };
     if (spec.boundServiceAccount && !(await this.serviceAccountLive(spec.boundServiceAccount))) {
       return { user: undefined };
     }
@@ -243,12 +336,12 @@ export class TokenStore {
     return !!sa && sa.metadata.uid === bound.uid && !sa.metadata.deletionTimestamp;
   }
 
-  private remember(hash: string, user: UserInfo | undefined, until: number): void {
+  private remember(hash: string, user: UserInfo | undefined, until: number, rejected?: string): void {
     if (this.cache.size >= this.maxEntries) {
       const oldest = this.cache.keys().next();
       if (!oldest.done) this.cache.delete(oldest.value);
     }
     this.cache.delete(hash);
-    this.cache.set(hash, { user, until });
+    this.cache.set(hash, rejected !== undefined ? { user, until, rejected } : { user, until });
   }
 }

@@ -350,6 +350,23 @@ export class SimCluster {
       },
       status: { loadBalancer: {} },
     });
+    await create('servicecidrs.networking.k8s.io', {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'ServiceCIDR',
+      metadata: { name: 'kubernetes' },
+      spec: { cidrs: [formatCidr(serviceCidr)] },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: '',
+            message: 'Kubernetes Service CIDR is ready',
+            lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          },
+        ],
+      },
+    });
   }
 
   /** Serves one request; `path` is the request path below the cluster's prefix. */

@@ -142,6 +142,7 @@ function prepareCreate(
   resolveGenerateName(obj);
   // A kind with a status subresource takes no status on create; its defaults set the initial one.
   if (ctx.def.subresources?.status) delete obj.status;
+  ctx.def.admit?.(obj, { operation: 'create', user: ctx.user });
   const outcome = validateObject(ctx.def, obj, parseFieldValidation(ctx.query.get('fieldValidation')));
   ctx.warnings.push(...outcome.warnings);
   ctx.def.defaults?.(obj);
@@ -176,6 +177,8 @@ async function storeUpdate(
       `the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${String(live.metadata.name)})`,
     );
   bindNamespace(next, ctx.def, namespaceOf(ctx));
+  // Mutating admission sees writes of the main resource only (PUT, patch, apply), as kube's does for specs.
+  if (!subresource) ctx.def.admit?.(next, { operation: 'update', user: ctx.user, old: live });
   const outcome = validateObject(ctx.def, next, parseFieldValidation(ctx.query.get('fieldValidation')), live);
   if (live.metadata.deletionTimestamp) {
     // An object on its way out may lose finalizers, never gain them (it could then never go).

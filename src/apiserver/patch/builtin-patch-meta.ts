@@ -109,10 +109,12 @@ const TABLES: Record<string, PatchMetaTable> = {
   'networking.k8s.io/Ingress': meta,
   'networking.k8s.io/IngressClass': meta,
   'networking.k8s.io/NetworkPolicy': meta,
+  'networking.k8s.io/ServiceCIDR': { ...meta, ...statusConditions },
   'storage.k8s.io/StorageClass': meta,
   'storage.k8s.io/CSIDriver': meta,
   'discovery.k8s.io/EndpointSlice': meta,
   'scheduling.k8s.io/PriorityClass': meta,
+  'certificates.k8s.io/CertificateSigningRequest': meta,
   'batch/CronJob': {
     ...meta,
     ...mountPatchMeta('spec.jobTemplate.metadata', objectMetaPatchMeta),

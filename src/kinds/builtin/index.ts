@@ -1,5 +1,6 @@
-// The kinds the hub serves today, in discovery order, and the larger set a simulated cluster serves.
+// The kinds the hub serves, in discovery order, and the larger set a simulated cluster serves.
 import type { KindDefinition } from '../types.js';
+import { fleetKinds } from '../fleet/index.js';
 import { ConfigMap, Event, Namespace, Secret, ServiceAccount } from './core.js';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './rbac.js';
 import { Lease } from './coordination.js';
@@ -16,7 +17,8 @@ import { discoveryKinds } from './discovery.js';
 import { schedulingKinds } from './scheduling.js';
 import { eventsKinds } from './events.js';
 
-export const builtinKinds: readonly KindDefinition[] = [
+/** The kinds every API server of the project serves: the hub's core and a simulated cluster's base. */
+export const coreHubKinds: readonly KindDefinition[] = [
   Namespace,
   ConfigMap,
   Secret,
@@ -33,13 +35,16 @@ export const builtinKinds: readonly KindDefinition[] = [
   AuditEvent,
 ];
 
+/** What the hub serves: the core kinds and the fleet API (clusters, hosts, joins, ManifestWork, CSRs). */
+export const builtinKinds: readonly KindDefinition[] = [...coreHubKinds, ...fleetKinds];
+
 /**
- * What a simulated cluster serves: the hub's kinds plus the workload, networking, storage and policy
- * groups of a real cluster. Services here get random cluster IPs; use `clusterKindsWith` to give each
- * cluster its own allocator.
+ * What a simulated cluster serves: the hub's core kinds (not the fleet API: real clusters do not have
+ * it) plus the workload, networking, storage and policy groups of a real cluster. Services here get
+ * random cluster IPs; use `clusterKindsWith` to give each cluster its own allocator.
  */
 export const clusterKinds: readonly KindDefinition[] = [
-  ...builtinKinds,
+  ...coreHubKinds,
   ...coreWorkloadKinds,
   ...appsKinds,
   ...batchKinds,

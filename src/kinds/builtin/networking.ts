@@ -1,5 +1,5 @@
-// networking.k8s.io/v1 Ingress, IngressClass and NetworkPolicy of a simulated cluster: printers, kube's
-// NetworkPolicy defaults, and the Ingress pathType rule charts most often trip over.
+// networking.k8s.io/v1 Ingress, IngressClass, NetworkPolicy and ServiceCIDR of a simulated cluster: printers,
+// kube's NetworkPolicy defaults, and the Ingress pathType rule charts most often trip over.
 import type { KubeObject } from '../../store/types.js';
 import type { StatusCause } from '../../util/errors.js';
 import { protoSchema } from '../proto-schema.js';
@@ -150,4 +150,22 @@ export const NetworkPolicy: KindDefinition = {
   },
 };
 
-export const networkingKinds: readonly KindDefinition[] = [Ingress, IngressClass, NetworkPolicy];
+/** The Service IP ranges (GA in 1.33): the `kubernetes` object holds the range the API server was given. */
+export const ServiceCIDR: KindDefinition = {
+  group: GROUP,
+  version: 'v1',
+  kind: 'ServiceCIDR',
+  plural: 'servicecidrs',
+  singular: 'servicecidr',
+  namespaced: false,
+  schema: protoSchema('networking.v1.ServiceCIDR'),
+  subresources: { status: true },
+  printerColumns: [
+    col('CIDRs', 'string', 'cidrs indicates the IPv4 and/or IPv6 address ranges of the ServiceCIDR', (o) =>
+      (Array.isArray(spec(o).cidrs) ? (spec(o).cidrs as unknown[]) : []).map(String).join(','),
+    ),
+    AGE,
+  ],
+};
+
+export const networkingKinds: readonly KindDefinition[] = [Ingress, IngressClass, NetworkPolicy, ServiceCIDR];

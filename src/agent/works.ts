@@ -1,0 +1,417 @@
+// The cluster agent's ManifestWork loop: an informer over its own works on the hub (list, then watch from
+// the last resourceVersion, relist on 410), a keyed queue, and watches on what it applied to correct drift.
+import type { Logger } from 'pino';
+import { LABEL_CLUSTER, WORK_GROUP } from '../fleet/names.js';
+import { KubeApiError, type ResourceRef, type WatchEventType, type WatchHandle } from '../kube/types.js';
+import type { KubeObject } from '../store/types.js';
+import type { WorkLoopContext } from './agent.js';
+import { Backoff, sleep } from './backoff.js';
+import { applyWork, deleteWork, refreshStatus } from './work/applier.js';
+import { isDrift, watchTargets, type WatchTarget } from './work/drift.js';
+import { stableStringify } from './work/objects.js';
+import type { AppliedRecord, DeleteOption, ManifestWork, ManifestWorkStatus } from './work/types.js';
+
+export const WORK_REF: ResourceRef = {
+  group: WORK_GROUP,
+  version: 'v1',
+  resource: 'manifestworks',
+  kind: 'ManifestWork',
+  namespaced: true,
+};
+
+/** Held on every work the agent has applied, so a deleted work waits until its resources are cleaned up. */
+export const CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
+
+/** What the state dir keeps per work: the applied record and how to delete it if the work vanishes. */
+interface StoredWork {
+  record: AppliedRecord;
+  deleteOption?: DeleteOption;
+}
+
+export interface WorkLoopOptions {
+  /** How often every work's status (availability, feedback) is refreshed; default 10 s. */
+  statusSyncMs?: number;
+}
+
+type Task = 'apply' | 'status';
+
+export function workLoop(ctx: WorkLoopContext, options: WorkLoopOptions = {}): { stop(): Promise<void> } {
+  return new WorkLoop(ctx, options).start();
+}
+
+class WorkLoop {
+  private readonly abort = new AbortController();
+  private readonly works = new Map<string, ManifestWork>();
+  private readonly pending = new Map<string, Task>();
+  private readonly retries = new Map<string, Backoff>();
+  private readonly driftWatches = new Map<string, WatchHandle>();
+  /** The state dir's records, read once: drift events consult them on every change in the cluster. */
+  private readonly storedCache = new Map<string, StoredWork | undefined>();
+  private wake: (() => void) | undefined;
+  private readonly loops: Promise<void>[] = [];
+  private readonly namespace: string;
+  private readonly selector: string;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly ctx: WorkLoopContext,
+    private readonly options: WorkLoopOptions,
+  ) {
+    this.namespace = ctx.identity.namespace;
+    this.selector = `${LABEL_CLUSTER}=${ctx.identity.name}`;
+    this.log = ctx.logger.child({ component: 'works' });
+  }
+
+  start(): { stop(): Promise<void> } {
+    this.loops.push(this.informer(), this.worker(), this.resync());
+    return {
+      stop: async () => {
+        this.abort.abort();
+        this.wake?.();
+        for (const w of this.driftWatches.values()) w.stop();
+        await Promise.all(this.loops);
+      },
+    };
+  }
+
+  private get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  // ---- the informer over this cluster's works ----
+
+  private async informer(): Promise<void> {
+    const backoff = new Backoff();
+    let version: string | undefined;
+    while (!this.signal.aborted) {
+      try {
+        if (version === undefined) version = await this.relist();
+        const end = await this.watchWorks(version, (rv) => (version = rv)).done;
+        if (end.reason === 'expired') version = undefined;
+        else if (end.reason === 'error') throw end.error ?? new Error('watch failed');
+        backoff.reset();
+      } catch (err) {
+        if (this.signal.aborted) break;
+        this.log.warn({ err: text(err) }, 'cannot reach the hub for works; retrying');
+        await sleep(backoff.next(), this.signal);
+      }
+    }
+  }
+
+  /** Lists every work, queues them all, and queues cleanup for works deleted while the agent was away. */
+  private async relist(): Promise<string> {
+    const seen = new Set<string>();
+    let cont: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.ctx.hub().list(WORK_REF, {
+        namespace: this.namespace,
+        labelSelector: this.selector,
+        limit: 500,
+        ...(cont ? { continue: cont } : {}),
+      });
+      for (const item of page.items) {
+        const work = item as unknown as ManifestWork;
+        const name = work.metadata.name ?? '';
+        seen.add(name);
+        this.works.set(name, work);
+        this.enqueue(name, 'apply');
+      }
+      cont = page.continue;
+      resourceVersion = page.resourceVersion;
+    } while (cont);
+    for (const name of [...this.works.keys()]) {
+      if (!seen.has(name)) {
+        this.works.delete(name);
+        this.enqueue(name, 'apply');
+      }
+    }
+    for (const key of this.ctx.state.appliedKeys()) {
+      const name = key.slice(this.namespace.length + 1);
+      if (key.startsWith(`${this.namespace}/`) && !seen.has(name)) this.enqueue(name, 'apply');
+    }
+    return resourceVersion;
+  }
+
+  private watchWorks(from: string, advance: (rv: string) => void): WatchHandle {
+    const handle = this.ctx.hub().watch(
+      WORK_REF,
+      {
+        namespace: this.namespace,
+        labelSelector: this.selector,
+        resourceVersion: from,
+        allowWatchBookmarks: true,
+        timeoutSeconds: 300 + Math.floor(Math.random() * 60),
+      },
+      (type, obj) => {
+        if (obj.metadata.resourceVersion) advance(obj.metadata.resourceVersion);
+        if (type === 'BOOKMARK') return;
+        const name = obj.metadata.name ?? '';
+        if (type === 'DELETED') this.works.delete(name);
+        else this.works.set(name, obj as unknown as ManifestWork);
+        this.enqueue(name, 'apply');
+      },
+    );
+    const stop = (): void => handle.stop();
+    this.signal.addEventListener('abort', stop, { once: true });
+    void handle.done.then(() => this.signal.removeEventListener('abort', stop));
+    return handle;
+  }
+
+  // ---- the queue ----
+
+  private enqueue(name: string, task: Task): void {
+    // An apply covers a status refresh; never downgrade a pending apply.
+    if (this.pending.get(name) === 'apply') return;
+    this.pending.set(name, task);
+    this.wake?.();
+  }
+
+  private async worker(): Promise<void> {
+    while (!this.signal.aborted) {
+      const next = this.pending.entries().next();
+      if (next.done) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        continue;
+      }
+      const [name, task] = next.value;
+      this.pending.delete(name);
+      try {
+        if (task === 'apply') await this.reconcile(name);
+        else await this.refresh(name);
+        this.retries.delete(name);
+      } catch (err) {
+        if (this.signal.aborted) break;
+        const backoff = this.retries.get(name) ?? new Backoff();
+        this.retries.set(name, backoff);
+        const delay = backoff.next();
+        this.log.warn({ work: name, err: text(err), retryInMs: delay }, 'work reconcile failed');
+        setTimeout(() => this.enqueue(name, task), delay).unref();
+      }
+    }
+  }
+
+  /** Status only, every statusSyncMs: availability and feedback change without any event on the work. */
+  private async resync(): Promise<void> {
+    const every = this.options.statusSyncMs ?? 10_000;
+    while (!this.signal.aborted) {
+      await sleep(every, this.signal);
+      for (const name of this.works.keys()) this.enqueue(name, 'status');
+    }
+  }
+
+  // ---- reconciling one work ----
+
+  private loadStored(key: string): StoredWork | undefined {
+    if (!this.storedCache.has(key)) this.storedCache.set(key, this.ctx.state.loadApplied<StoredWork>(key));
+    return this.storedCache.get(key);
+  }
+
+  private saveStored(key: string, stored: StoredWork): void {
+    this.ctx.state.saveApplied(key, stored);
+    this.storedCache.set(key, stored);
+  }
+
+  private forgetStored(key: string): void {
+    this.ctx.state.forgetApplied(key);
+    this.storedCache.set(key, undefined);
+  }
+
+  private key(name: string): string {
+    return `${this.namespace}/${name}`;
+  }
+
+  private async reconcile(name: string): Promise<void> {
+    const key = this.key(name);
+    const stored = this.loadStored(key);
+    const work = this.works.get(name);
+    if (!work || work.metadata.deletionTimestamp) {
+      if (stored) {
+        const out = await deleteWork(this.ctx.target, stored.record, stored.deleteOption);
+        if (out.errors.length > 0 || out.remaining.length > 0)
+          throw new Error(
+            `cleanup of ${name} incomplete: ${out.errors.map((e) => e.error).join('; ') || `${out.remaining.length} still deleting`}`,
+          );
+        this.forgetStored(key);
+        this.log.info(
+          { work: name, deleted: out.deleted.length, orphaned: out.orphaned.length },
+          'work removed',
+        );
+      }
+      if (work) await this.dropFinalizer(work);
+      this.syncDriftWatches();
+      return;
+    }
+    const current = await this.ensureFinalizer(work);
+    const outcome = await applyWork(this.ctx.target, current, stored?.record);
+    if (!outcome.dryRun) {
+      const next: StoredWork = { record: outcome.record };
+      if (current.spec.deleteOption) next.deleteOption = current.spec.deleteOption;
+      this.saveStored(key, next);
+    }
+    await this.writeStatus(current, outcome.status);
+    this.syncDriftWatches();
+  }
+
+  private async refresh(name: string): Promise<void> {
+    const work = this.works.get(name);
+    if (!work || work.metadata.deletionTimestamp || !this.loadStored(this.key(name))) return;
+    await this.writeStatus(work, await refreshStatus(this.ctx.target, work));
+  }
+
+  private async writeStatus(work: ManifestWork, status: ManifestWorkStatus): Promise<void> {
+    if (stableStringify(work.status ?? {}) === stableStringify(status)) return;
+    const updated = await this.ctx
+      .hub()
+      .update(WORK_REF, { ...(work as unknown as KubeObject), status } as KubeObject, {
+        subresource: 'status',
+      });
+    this.remember(updated);
+  }
+
+  private async ensureFinalizer(work: ManifestWork): Promise<ManifestWork> {
+    const finalizers = work.metadata.finalizers ?? [];
+    if (finalizers.includes(CLEANUP_FINALIZER)) return work;
+    const updated = await this.ctx.hub().update(WORK_REF, {
+      ...(work as unknown as KubeObject),
+      metadata: { ...work.metadata, finalizers: [...finalizers, CLEANUP_FINALIZER] },
+    } as KubeObject);
+    return this.remember(updated);
+  }
+
+  private async dropFinalizer(work: ManifestWork): Promise<void> {
+    const finalizers = work.metadata.finalizers ?? [];
+    if (!finalizers.includes(CLEANUP_FINALIZER)) return;
+    try {
+      const updated = await this.ctx.hub().update(WORK_REF, {
+        ...(work as unknown as KubeObject),
+        metadata: { ...work.metadata, finalizers: finalizers.filter((f) => f !== CLEANUP_FINALIZER) },
+      } as KubeObject);
+      this.remember(updated);
+    } catch (e) {
+      if (!(e instanceof KubeApiError && e.code === 404)) throw e;
+    }
+  }
+
+  /** Our own writes come back as watch events too; keeping the newest copy avoids needless conflicts. */
+  private remember(obj: KubeObject): ManifestWork {
+    const work = obj as unknown as ManifestWork;
+    const name = work.metadata.name ?? '';
+    if (this.works.has(name)) this.works.set(name, work);
+    return work;
+  }
+
+  // ---- drift: watches on what the works applied ----
+
+  private syncDriftWatches(): void {
+    const wanted = new Map<string, WatchTarget>();
+    for (const [name, work] of this.works) {
+      const stored = this.loadStored(this.key(name));
+      if (!stored) continue;
+      for (const t of watchTargets(work, stored.record)) wanted.set(targetKey(t), t);
+    }
+    for (const [key, handle] of this.driftWatches) {
+      if (!wanted.has(key)) {
+        handle.stop();
+        this.driftWatches.delete(key);
+      }
+    }
+    for (const [key, target] of wanted) if (!this.driftWatches.has(key)) this.startDriftWatch(key, target);
+  }
+
+  private startDriftWatch(key: string, target: WatchTarget): void {
+    const ref: ResourceRef = {
+      group: target.group,
+      version: target.version,
+      resource: target.resource,
+      kind: target.kind,
+      namespaced: target.namespace !== '',
+    };
+    let stopped = false;
+    const placeholder: WatchHandle = {
+      stop: () => {
+        stopped = true;
+        current?.stop();
+      },
+      done: Promise.resolve({ reason: 'closed' }),
+    };
+    let current: WatchHandle | undefined;
+    this.driftWatches.set(key, placeholder);
+    const run = async (): Promise<void> => {
+      const backoff = new Backoff();
+      let version: string | undefined;
+      while (!stopped && !this.signal.aborted) {
+        try {
+          if (version === undefined) {
+            // Start from now; anything that happened before was either applied by us or is caught by
+            // re-applying every work that uses this target.
+            const page = await this.ctx.target.list(ref, {
+              limit: 1,
+              ...(target.namespace ? { namespace: target.namespace } : {}),
+            });
+            version = page.resourceVersion;
+            this.requeueUsers(target);
+          }
+          current = this.ctx.target.watch(
+            ref,
+            {
+              resourceVersion: version,
+              allowWatchBookmarks: true,
+              timeoutSeconds: 300 + Math.floor(Math.random() * 60),
+              ...(target.namespace ? { namespace: target.namespace } : {}),
+            },
+            (type, obj) => {
+              if (obj.metadata.resourceVersion) version = obj.metadata.resourceVersion;
+              this.onManagedEvent(ref, type, obj);
+            },
+          );
+          const end = await current.done;
+          if (end.reason === 'expired') version = undefined;
+          else if (end.reason === 'error') throw end.error ?? new Error('watch failed');
+          backoff.reset();
+        } catch (err) {
+          if (stopped || this.signal.aborted) break;
+          this.log.warn({ err: text(err), watch: key }, 'drift watch failed; retrying');
+          await sleep(backoff.next(), this.signal);
+        }
+      }
+    };
+    this.loops.push(run());
+  }
+
+  private requeueUsers(target: WatchTarget): void {
+    for (const name of this.works.keys()) {
+      const stored = this.loadStored(this.key(name));
+      if (stored?.record.resources.some((r) => r.group === target.group && r.resource === target.resource))
+        this.enqueue(name, 'apply');
+    }
+  }
+
+  private onManagedEvent(ref: ResourceRef, type: WatchEventType, obj: KubeObject): void {
+    if (type === 'BOOKMARK' || type === 'ADDED') return;
+    for (const [name, work] of this.works) {
+      const stored = this.loadStored(this.key(name));
+      if (!stored) continue;
+      const decision = isDrift(work, stored.record, ref, type, obj);
+      if (decision.drift) {
+        this.log.info(
+          { work: name, object: `${ref.resource}/${obj.metadata.name ?? ''}`, reason: decision.reason },
+          'drift: re-applying',
+        );
+        this.enqueue(name, 'apply');
+      } else if (decision.resource) {
+        // A managed object changed (e.g. its status): refresh availability and feedback.
+        this.enqueue(name, 'status');
+      }
+    }
+  }
+}
+
+function targetKey(t: WatchTarget): string {
+  return `${t.group}/${t.version}/${t.resource}/${t.namespace}`;
+}
+
+function text(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

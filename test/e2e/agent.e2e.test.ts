@@ -1,0 +1,449 @@
+// Agents end to end with real processes: a hub, a simulated fleet and `fleethub agent` processes. Joining
+// through FleetClusterJoin, facts, ManifestWork delivery with feedback, drift correction, pruning, deletion,
+// confinement between clusters, bad tokens, a hub outage and an agent that stops.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
+import { spawnSimFleet, type SimFleetProcess } from '../support/sim-fleet.js';
+import { kubectl, kubectlOk } from '../support/tools.js';
+import { renderKubeconfig } from '../../src/security/kubeconfig.js';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const NS = 'team-a';
+const LEASE_SECONDS = 2;
+
+let hub: HubProcess;
+let fleet: SimFleetProcess;
+const agents = new Map<string, AgentProcess>();
+
+interface AgentProcess {
+  child: ChildProcess;
+  stateDir: string;
+  output(): string;
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+function startAgent(cluster: string, stateDir: string, token?: string, hubUrl = hub.url): AgentProcess {
+  const args = [
+    join(root, 'bin', 'fleethub.js'),
+    'agent',
+    '--hub',
+    hubUrl,
+    '--ca-file',
+    join(hub.dataDir, 'pki', 'ca.crt'),
+    '--state-dir',
+    stateDir,
+    '--kubeconfig',
+    fleet.kubeconfig(cluster),
+    '--lease-duration-seconds',
+    String(LEASE_SECONDS),
+    '--log-level',
+    'debug',
+  ];
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+  if (token !== undefined) env['FLEETHUB_JOIN_TOKEN'] = token;
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stateDir,
+    output: () => out,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function admin(args: string[], input?: string): Promise<string> {
+  return kubectlOk('v35', hub.kubeconfig, args, input === undefined ? {} : { input });
+}
+
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function getJson(args: string[], kubeconfig = hub.kubeconfig): Promise<Record<string, unknown>> {
+  return JSON.parse(await kubectlOk('v35', kubeconfig, [...args, '-o', 'json'])) as Record<string, unknown>;
+}
+
+function condition(obj: Record<string, unknown>, type: string): string | undefined {
+  const conditions = ((obj['status'] as { conditions?: { type: string; status: string }[] } | undefined)
+    ?.conditions ?? []) as { type: string; status: string }[];
+  return conditions.find((c) => c.type === type)?.status;
+}
+
+/** A status feedback value of one manifest of a work, as OCM reports it. */
+function feedbackValue(
+  work: Record<string, unknown>,
+  group: string,
+  resource: string,
+  name: string,
+  valueName: string,
+): unknown {
+  type Manifest = {
+    resourceMeta: { group: string; resource: string; name: string };
+    statusFeedback?: { values?: { name: string; fieldValue: Record<string, unknown> }[] };
+  };
+  const manifests = ((work['status'] as { resourceStatus?: { manifests?: Manifest[] } } | undefined)
+    ?.resourceStatus?.manifests ?? []) as Manifest[];
+  const m = manifests.find(
+    (x) =>
+      x.resourceMeta.group === group && x.resourceMeta.resource === resource && x.resourceMeta.name === name,
+  );
+  const v = m?.statusFeedback?.values?.find((x) => x.name === valueName)?.fieldValue;
+  return v === undefined ? undefined : (v['integer'] ?? v['string'] ?? v['boolean'] ?? v['jsonRaw']);
+}
+
+async function joinToken(name: string): Promise<string> {
+  const encoded = await eventually(`the token Secret of join ${name}`, async () => {
+    const r = await kubectl('v35', hub.kubeconfig, [
+      '-n',
+      NS,
+      'get',
+      'secret',
+      `${name}-token`,
+      '-o',
+      'jsonpath={.data.token}',
+    ]);
+    return r.code === 0 && r.stdout !== '' ? r.stdout : undefined;
+  });
+  return Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+async function createJoin(name: string, cluster: string, site: string): Promise<void> {
+  await admin(
+    ['apply', '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'fleet.fleethub.io/v1alpha1',
+      kind: 'FleetClusterJoin',
+      metadata: { name, namespace: NS },
+      spec: { clusterName: cluster, site, labels: { env: 'test' } },
+    }),
+  );
+}
+
+/** A kubeconfig that authenticates to the hub with an agent's own certificate. */
+function agentKubeconfig(agent: AgentProcess, name: string): string {
+  const dir = scratchDir('agent-kubeconfig-');
+  const path = join(dir, `${name}.kubeconfig`);
+  writeFileSync(
+    path,
+    renderKubeconfig({
+      server: hub.url,
+      caPem: hub.caPem,
+      clientCertPem: readFileSync(join(agent.stateDir, 'client.crt'), 'utf8'),
+      clientKeyPem: readFileSync(join(agent.stateDir, 'client.key'), 'utf8'),
+      user: name,
+      context: name,
+    }),
+  );
+  return path;
+}
+
+const work = (manifests: unknown[], extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    apiVersion: 'work.open-cluster-management.io/v1',
+    kind: 'ManifestWork',
+    metadata: { name: 'app', namespace: NS, labels: { 'fleethub.io/cluster': 'alpha' } },
+    spec: {
+      workload: { manifests },
+      manifestConfigs: [
+        {
+          resourceIdentifier: { group: 'apps', resource: 'deployments', namespace: 'default', name: 'web' },
+          feedbackRules: [{ type: 'WellKnownStatus' }],
+        },
+      ],
+      ...extra,
+    },
+  });
+
+const deployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    replicas: 2,
+    selector: { matchLabels: { app: 'web' } },
+    template: {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+    },
+  },
+};
+const configMap = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'settings', namespace: 'default' },
+  data: { a: '1' },
+};
+const crd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+    scope: 'Namespaced',
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+const widget = {
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name: 'w1', namespace: 'default' },
+  spec: { size: 3 },
+};
+
+before(async () => {
+  hub = await startHubProcess();
+  fleet = await spawnSimFleet(2, scratchDir('agent-e2e-fleet-'), { extraArgs: ['--name-prefix', 'c-'] });
+  await admin(['create', 'namespace', NS]);
+});
+
+after(async () => {
+  for (const a of agents.values()) await a.stop();
+  await fleet?.stop();
+  await hub?.kill();
+});
+
+describe('agents', () => {
+  test('join: the token becomes a certificate, the Cluster appears Available with facts', async () => {
+    await createJoin('alpha', 'alpha', 'berlin');
+    const joinObj = await eventually('the join to be Ready', async () => {
+      const j = await getJson(['-n', NS, 'get', 'fleetclusterjoin', 'alpha']);
+      return (j['status'] as { command?: string } | undefined)?.command ? j : undefined;
+    });
+    const command = (joinObj['status'] as { command: string }).command;
+    assert.match(command, /fleethub agent --hub https:\/\//);
+    const token = await joinToken('alpha');
+    assert.equal(command.includes(token), false, 'the token is never in status');
+    const agent = startAgent('c-0001', scratchDir('agent-alpha-'), token);
+    agents.set('alpha', agent);
+    const cluster = await eventually('Cluster alpha Available', async () => {
+      const c = await getJson(['-n', NS, 'get', 'cluster', 'alpha']);
+      return condition(c, 'Available') === 'True' ? c : undefined;
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}\nagent output:\n${agent.output().slice(-4000)}`);
+    });
+    const status = cluster['status'] as {
+      kubernetesVersion: string;
+      nodeCount: number;
+      capabilities: { apiVersions: string[] };
+      clusterNetwork: { pods: { cidrBlocks: string[] }; services: { cidrBlocks: string[] } };
+    };
+    assert.match(status.kubernetesVersion, /^v1\.\d+\.\d+/);
+    assert.ok(status.nodeCount >= 1);
+    assert.ok(status.capabilities.apiVersions.includes('apps/v1/Deployment'));
+    assert.deepEqual(status.clusterNetwork.services.cidrBlocks, ['10.43.0.0/16']);
+    await eventually('spec.clusterNetwork filled from the facts', async () => {
+      const c = await getJson(['-n', NS, 'get', 'cluster', 'alpha']);
+      const net = (c['spec'] as { clusterNetwork?: typeof status.clusterNetwork }).clusterNetwork;
+      return net?.services?.cidrBlocks?.[0] === '10.43.0.0/16' && (net.pods?.cidrBlocks.length ?? 0) > 0
+        ? true
+        : undefined;
+    });
+    const labels = (cluster['metadata'] as { labels: Record<string, string> }).labels;
+    assert.equal(labels['fleethub.io/tenant'], NS);
+    assert.equal(labels['fleet.site'], 'berlin');
+    assert.equal(labels['env'], 'test');
+  });
+
+  test('a ManifestWork lands in its cluster, reports feedback, and drift is corrected', async () => {
+    await admin(['apply', '-f', '-'], work([crd, widget, deployment, configMap]));
+    const alpha = fleet.kubeconfig('c-0001');
+    await eventually('the Deployment in cluster c-0001', async () =>
+      (await kubectl('v35', alpha, ['get', 'deployment', 'web'])).code === 0 ? true : undefined,
+    );
+    await kubectlOk('v35', alpha, ['get', 'configmap', 'settings']);
+    await eventually('the Widget', async () =>
+      (await kubectl('v35', alpha, ['get', 'widgets.example.com', 'w1'])).code === 0 ? true : undefined,
+    );
+    assert.equal((await kubectl('v35', fleet.kubeconfig('c-0002'), ['get', 'deployment', 'web'])).code, 1);
+    let lastStatus: unknown;
+    await eventually('availableReplicas in the feedback', async () => {
+      const w = await getJson(['-n', NS, 'get', 'manifestwork', 'app']);
+      lastStatus = w['status'];
+      return feedbackValue(w, 'apps', 'deployments', 'web', 'AvailableReplicas') === 2 ? true : undefined;
+    }).catch((e: Error) => {
+      throw new Error(
+        `${e.message}\nlast status: ${JSON.stringify(lastStatus)}\n${agents.get('alpha')!.output().slice(-3000)}`,
+      );
+    });
+    await kubectlOk('v35', alpha, ['delete', 'deployment', 'web', '--wait=false']);
+    const started = Date.now();
+    await eventually(
+      'the Deployment restored',
+      async () => {
+        const r = await kubectl('v35', alpha, [
+          'get',
+          'deployment',
+          'web',
+          '-o',
+          'jsonpath={.metadata.deletionTimestamp}',
+        ]);
+        return r.code === 0 && r.stdout === '' ? true : undefined;
+      },
+      10_000,
+    );
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  test('a manifest removed from the work is pruned; deleting the work removes the rest', async () => {
+    const alpha = fleet.kubeconfig('c-0001');
+    await admin(['apply', '-f', '-'], work([crd, widget, deployment]));
+    await eventually('the ConfigMap pruned', async () =>
+      (await kubectl('v35', alpha, ['get', 'configmap', 'settings'])).code === 1 ? true : undefined,
+    );
+    await admin(['-n', NS, 'delete', 'manifestwork', 'app', '--timeout=30s']);
+    await eventually('the Deployment removed', async () =>
+      (await kubectl('v35', alpha, ['get', 'deployment', 'web'])).code === 1 ? true : undefined,
+    );
+  });
+
+  test('with deleteOption Orphan the resources stay', async () => {
+    const alpha = fleet.kubeconfig('c-0001');
+    await admin(['apply', '-f', '-'], work([configMap], { deleteOption: { propagationPolicy: 'Orphan' } }));
+    await eventually('the ConfigMap', async () =>
+      (await kubectl('v35', alpha, ['get', 'configmap', 'settings'])).code === 0 ? true : undefined,
+    );
+    await admin(['-n', NS, 'delete', 'manifestwork', 'app', '--timeout=30s']);
+    await kubectlOk('v35', alpha, ['get', 'configmap', 'settings']);
+  });
+
+  test('an agent cannot see or touch another cluster’s works (403)', async () => {
+    await createJoin('beta', 'beta', 'paris');
+    const beta = startAgent('c-0002', scratchDir('agent-beta-'), await joinToken('beta'));
+    agents.set('beta', beta);
+    await eventually('Cluster beta Available', async () =>
+      condition(await getJson(['-n', NS, 'get', 'cluster', 'beta']), 'Available') === 'True'
+        ? true
+        : undefined,
+    );
+    await admin(['apply', '-f', '-'], work([configMap]));
+    const asBeta = agentKubeconfig(beta, 'beta');
+    for (const args of [
+      ['-n', NS, 'get', 'manifestworks', '-l', 'fleethub.io/cluster=alpha'],
+      ['-n', NS, 'get', 'manifestworks'],
+      ['-n', NS, 'get', 'manifestwork', 'app'],
+      [
+        '-n',
+        NS,
+        'get',
+        'manifestworks',
+        '-l',
+        'fleethub.io/cluster=alpha',
+        '--watch',
+        '--request-timeout=2s',
+      ],
+      [
+        '-n',
+        NS,
+        'patch',
+        'manifestwork',
+        'app',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{}}',
+      ],
+      ['-n', NS, 'patch', 'cluster', 'alpha', '--subresource=status', '--type=merge', '-p', '{"status":{}}'],
+      ['-n', NS, 'get', 'secrets'],
+    ]) {
+      const r = await kubectl('v35', asBeta, args);
+      assert.notEqual(r.code, 0, args.join(' '));
+      assert.match(r.stderr, /Forbidden|forbidden/, `${args.join(' ')}: ${r.stderr}`);
+    }
+    await kubectlOk('v35', asBeta, ['-n', NS, 'get', 'manifestworks', '-l', 'fleethub.io/cluster=beta']);
+    await kubectlOk('v35', asBeta, ['-n', NS, 'get', 'cluster', 'beta']);
+  });
+
+  test('bad, reused and mismatched join tokens: clear errors, no Cluster created', async () => {
+    const bad = startAgent(
+      'c-0002',
+      scratchDir('agent-bad-'),
+      'fh_0000000000000000_notarealtokennotarealtokennotarealtoken0',
+    );
+    assert.notEqual(await bad.exited, 0);
+    assert.match(bad.output(), /join token is invalid, expired or already used|Unauthorized/);
+    const reused = startAgent('c-0002', scratchDir('agent-reused-'), await joinToken('alpha'));
+    assert.notEqual(await reused.exited, 0);
+    assert.match(reused.output(), /join token is invalid, expired or already used|Unauthorized/);
+    const clusters = JSON.parse(await admin(['-n', NS, 'get', 'clusters', '-o', 'json'])) as {
+      items: unknown[];
+    };
+    assert.equal(clusters.items.length, 2);
+  });
+
+  test('the hub goes away while clusters drift; after its restart agents converge', async () => {
+    const alpha = fleet.kubeconfig('c-0001');
+    await eventually('the ConfigMap of the current work', async () =>
+      (await kubectl('v35', alpha, ['get', 'configmap', 'settings'])).code === 0 ? true : undefined,
+    );
+    const port = new URL(hub.url).port;
+    const dataDir = hub.dataDir;
+    await hub.stop();
+    await kubectlOk('v35', alpha, ['delete', 'configmap', 'settings']);
+    await new Promise((r) => setTimeout(r, 5_000));
+    hub = await startHubProcess({ dataDir, extraArgs: ['--listen', `127.0.0.1:${port}`] });
+    await admin(
+      ['apply', '-f', '-'],
+      work([configMap, { ...configMap, metadata: { name: 'extra', namespace: 'default' } }]),
+    );
+    await eventually(
+      'both ConfigMaps',
+      async () => {
+        const a = await kubectl('v35', alpha, ['get', 'configmap', 'settings']);
+        const b = await kubectl('v35', alpha, ['get', 'configmap', 'extra']);
+        return a.code === 0 && b.code === 0 ? true : undefined;
+      },
+      60_000,
+    );
+  });
+
+  test('a stopped agent: its Cluster goes Available=Unknown within the grace', async () => {
+    await agents.get('beta')!.stop();
+    const stopped = Date.now();
+    await eventually(
+      'Cluster beta Available=Unknown',
+      async () =>
+        condition(await getJson(['-n', NS, 'get', 'cluster', 'beta']), 'Available') === 'Unknown'
+          ? true
+          : undefined,
+      5 * LEASE_SECONDS * 1000 + 10_000,
+    );
+    assert.ok(Date.now() - stopped <= 5 * LEASE_SECONDS * 1000 + 10_000);
+  });
+});
