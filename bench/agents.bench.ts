@@ -7,7 +7,7 @@ import { startAgent, type AgentHandle } from '../src/agent/agent.js';
 import { workLoop } from '../src/agent/works.js';
 import { FLEET_API_VERSION, joinTokenSecretName } from '../src/fleet/names.js';
 import { KubeClient } from '../src/kube/client.js';
-import type { KubeClientApi, ResourceRef } from '../src/kube/types.js';
+import { KubeApiError, type KubeClientApi, type ResourceRef } from '../src/kube/types.js';
 import type { KubeObject } from '../src/store/types.js';
 import { scratchDir, startHubProcess } from '../test/support/hub.js';
 import { cpuMs, rssBytes, simClusterName, spawnSimFleet } from '../test/support/sim-fleet.js';
@@ -36,6 +36,20 @@ const SECRETS = ref('', 'v1', 'secrets', 'Secret');
 const JOINS = ref('fleet.fleethub.io', 'v1alpha1', 'fleetclusterjoins', 'FleetClusterJoin');
 const CLUSTERS_REF = ref('fleet.fleethub.io', 'v1alpha1', 'clusters', 'Cluster');
 const WORKS = ref('work.open-cluster-management.io', 'v1', 'manifestworks', 'ManifestWork');
+
+/** A create that survives a dropped connection: a retry finding the object already there is success. */
+async function createOnce(client: KubeClientApi, r: ResourceRef, obj: KubeObject): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.create(r, obj);
+      return;
+    } catch (e) {
+      if (e instanceof KubeApiError && e.code === 409 && attempt > 1) return;
+      if (e instanceof KubeApiError || attempt >= 5) throw e;
+      await new Promise((res) => setTimeout(res, 200 * attempt));
+    }
+  }
+}
 
 async function pool<T>(items: T[], n: number, f: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
@@ -92,7 +106,7 @@ async function main(): Promise<void> {
     // Join: create the join, read its token, start the agent (which trades the token for a certificate).
     const joinStart = performance.now();
     await pool(names, CONCURRENCY, async (name) => {
-      await admin.create(JOINS, {
+      await createOnce(admin, JOINS, {
         apiVersion: FLEET_API_VERSION,
         kind: 'FleetClusterJoin',
         metadata: { name, namespace: NS },
@@ -139,7 +153,7 @@ async function main(): Promise<void> {
     // One new ManifestWork per cluster, until every one reports Applied.
     const workStart = performance.now();
     await pool(names, CONCURRENCY, async (name) => {
-      await admin.create(WORKS, {
+      await createOnce(admin, WORKS, {
         apiVersion: 'work.open-cluster-management.io/v1',
         kind: 'ManifestWork',
         metadata: { name: `cfg-${name}`, namespace: NS, labels: { 'fleethub.io/cluster': name } },

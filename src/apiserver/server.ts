@@ -1,5 +1,7 @@
 // The Kubernetes-protocol API server as a request handler: authentication, authorization, routing to
 // discovery/OpenAPI or a kind's verbs, Status errors, and the audit record. Shared by hub and simulator.
+import { bearerToken } from '../security/authn.js';
+import { tokenId } from '../security/tokens.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isStored, type KindRegistry } from '../kinds/registry.js';
 import { ALL_VERBS, resourceName, type Verb } from '../kinds/types.js';
@@ -82,11 +84,11 @@ export class ApiServer {
     let user: UserInfo | undefined;
     let info: ResourceRequestInfo | undefined;
     try {
+      const parsed = requestInfo(req.method ?? 'GET', effectivePath, url.searchParams);
+      if (parsed.isResourceRequest) info = parsed;
       user = this.options.authenticator
         ? await this.options.authenticator.authenticate(req)
         : ANONYMOUS_ADMIN;
-      const parsed = requestInfo(req.method ?? 'GET', effectivePath, url.searchParams);
-      if (parsed.isResourceRequest) info = parsed;
       this.authorize(user, parsed, url.searchParams);
       if (!parsed.isResourceRequest) {
         const route = this.options.nonResourceRoutes?.get(effectivePath);
@@ -101,7 +103,19 @@ export class ApiServer {
       const error = this.toApiError(e, req);
       if (ctx) ctx.code = error.code;
       writeError(res, error);
-      if (!ctx && info && user) this.audit(req, user, info, error.code);
+      // Refused before it ran: a denial is recorded whatever the verb (who tried what, and why not).
+      if (!ctx && info && user)
+        this.audit(
+          req,
+          user,
+          info,
+          error.code,
+          undefined,
+          error.code === 403 ? { 'authorization.fleethub.io/denied': error.message } : undefined,
+        );
+      // A credential that failed (a wrong, expired or spent token): recorded whatever the verb, as an attempt.
+      if (!user && info && error.code === 401 && req.headers.authorization)
+        this.audit(req, ANONYMOUS, info, 401, undefined, failedCredential(req.headers.authorization, error));
     } finally {
       if (ctx) this.audit(req, ctx.user, ctx.info, ctx.code, ctx);
     }
@@ -230,10 +244,13 @@ export class ApiServer {
     info: ResourceRequestInfo,
     code: number,
     ctx?: RequestContext,
+    /** A failed authentication or a denial: recorded whatever the verb, with these annotations. */
+    failure?: Record<string, string>,
   ): void {
     const sink = this.options.audit;
     if (!sink) return;
     if (
+      !failure &&
       !shouldAudit({ verb: info.verb, apiGroup: info.group, resource: info.resource, resourceRequest: true })
     )
       return;
@@ -250,6 +267,20 @@ export class ApiServer {
       requestURI: info.path,
       sourceIP: req.socket.remoteAddress ?? '',
       userAgent: req.headers['user-agent'] ?? '',
+      ...(failure ? { annotations: failure } : {}),
     });
   }
+}
+
+const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * What an audit record says about a credential that failed: the reason, and the id part of a well-formed
+ * fleethub token (never its secret part) so an operator can tell which join token was tried.
+ */
+function failedCredential(authorization: string, error: { message: string }): Record<string, string> {
+  const id = tokenId(bearerToken(authorization) ?? '');
+  const out: Record<string, string> = { 'authentication.fleethub.io/failure': error.message };
+  if (id !== undefined) out['authentication.fleethub.io/token-id'] = id;
+  return out;
 }

@@ -61,6 +61,8 @@ export interface AuditEntry {
   requestURI: string;
   sourceIP: string;
   userAgent: string;
+  /** Why, where the request alone does not say (e.g. which token failed to authenticate). */
+  annotations?: Record<string, string>;
 }
 
 export interface AuditSink {

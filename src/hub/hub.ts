@@ -216,6 +216,10 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   };
 
   const httpsServer = createHttpsServer(tlsServerOptions(pki), handler);
+  // Agents keep their connections: idle ones live past their renew interval (node's default is 5 s,
+  // which makes a fleet of agents reconnect, and race the server's close, every few seconds).
+  httpsServer.keepAliveTimeout = 65_000;
+  httpsServer.headersTimeout = 66_000;
   await listen(httpsServer, config.listen.host, config.listen.port);
   const url = urlOf(httpsServer, 'https', config.listen.host);
   let httpServer: Server | undefined;
@@ -249,17 +253,21 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   );
   // Agents joining: one-time tokens per join, CSR approval and signing (the leader signs), lease health.
   // The join command shows the URL this hub listens on (no separate advertised URL is configured yet).
-  manager.add(clusterJoinController({ store, tokens, hubUrl: url }));
-  manager.add(hostJoinController({ store, tokens, hubUrl: url }));
+  // Joins and CSRs of different agents are independent (claims on a join are optimistic), so a fleet
+  // joining at once is served by several workers.
+  const workers = { maxConcurrentReconciles: 8 };
+  manager.add(clusterJoinController({ store, tokens, hubUrl: url, ...workers }));
+  manager.add(hostJoinController({ store, tokens, hubUrl: url, ...workers }));
   manager.add(
     csrController({
       store,
       tokens,
       ca: () => pki.ca,
       audit: { record: (entry) => audit.record(entry) },
+      ...workers,
     }),
   );
-  manager.add(agentHealthController({ store }));
+  manager.add(agentHealthController({ store, ...workers }));
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the

@@ -394,7 +394,7 @@ describe('agents', () => {
     const bad = startAgent(
       'c-0002',
       scratchDir('agent-bad-'),
-      'fh_0000000000000000_notarealtokennotarealtokennotarealtoken0',
+      'fh_0000000000000000_notarealtokennotarealtokennotarealtoken0123',
     );
     assert.notEqual(await bad.exited, 0);
     assert.match(bad.output(), /join token is invalid, expired or already used|Unauthorized/);
@@ -405,6 +405,28 @@ describe('agents', () => {
       items: unknown[];
     };
     assert.equal(clusters.items.length, 2);
+    // Both attempts are in the audit log: the unknown token as a failed authentication, the spent one as a denial.
+    const events = JSON.parse(await admin(['get', 'auditevents', '-o', 'json'])) as {
+      items: {
+        spec: { responseCode: number; user: { username: string }; annotations?: Record<string, string> };
+      }[];
+    };
+    assert.ok(
+      events.items.some(
+        (e) =>
+          e.spec.responseCode === 401 &&
+          e.spec.annotations?.['authentication.fleethub.io/token-id'] === '0000000000000000',
+      ),
+      'the bad token attempt is audited',
+    );
+    assert.ok(
+      events.items.some(
+        (e) =>
+          e.spec.responseCode === 403 &&
+          e.spec.user.username.startsWith('fleethub:bootstrap:cluster:team-a:alpha'),
+      ),
+      'the reused token attempt is audited',
+    );
   });
 
   test('the hub goes away while clusters drift; after its restart agents converge', async () => {

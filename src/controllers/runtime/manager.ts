@@ -1,6 +1,7 @@
 // Runs a set of controllers on shared informers, only while this replica holds the leader lease;
 // losing the lease stops them (and their caches), winning it again starts them from a fresh list.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Store } from '../../store/types.js';
 import type { Controller } from './controller.js';
@@ -107,6 +108,8 @@ export class ControllerManager {
   /** One leadership term: fresh informers and queues, until `signal` aborts. */
   private async runTerm(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
+    // Every controller (and its workers) listens on the term's signal: more than node's default of 10.
+    setMaxListeners(0, signal);
     this.running = true;
     this.logger.info({ controllers: this.controllers.map((c) => c.name) }, 'starting controllers');
     const informers = new InformerSet(this.store, this.informerOptions);
