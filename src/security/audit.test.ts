@@ -48,6 +48,11 @@ void test('audit: which requests are recorded', () => {
   );
   assert.equal(shouldAudit({ verb: 'create', resource: 'serviceaccounts' }), true);
   assert.equal(shouldAudit({ verb: 'get', resourceRequest: false }), false);
+  const lease = { apiGroup: 'coordination.k8s.io', resource: 'leases' };
+  assert.equal(shouldAudit({ verb: 'update', ...lease }), false, 'heartbeats are not recorded');
+  assert.equal(shouldAudit({ verb: 'patch', ...lease }), false);
+  assert.equal(shouldAudit({ verb: 'create', ...lease }), true, 'a new Lease is');
+  assert.equal(shouldAudit({ verb: 'delete', ...lease }), true);
 });
 
 void test('audit: requestURI keeps the path and known parameters only', () => {
