@@ -94,6 +94,8 @@ async function main(): Promise<void> {
   const hub = await startHubProcess({ extraArgs: ['--log-level', 'warn'] });
   const fleet = await spawnSimFleet(CLUSTERS, scratchDir('agents-bench-fleet-'), {
     extraArgs: ['--nodes', '1', '--name-prefix', 'sim-'],
+    // e.g. BENCH_SIM_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the simulated fleet.
+    nodeArgs: (process.env['BENCH_SIM_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
   });
   const admin = KubeClient.fromKubeconfig(hub.kubeconfig);
   const logger = pino({ level: 'warn' });
@@ -213,7 +215,7 @@ async function main(): Promise<void> {
     await Promise.all(agents.map((a) => a.stop()));
     admin.close();
     await fleet.stop();
-    await hub.kill();
+    await hub.stop();
   }
 }
 

@@ -47,6 +47,8 @@ class WorkLoop {
   private readonly driftWatches = new Map<string, WatchHandle>();
   /** The state dir's records, read once: drift events consult them on every change in the cluster. */
   private readonly storedCache = new Map<string, StoredWork | undefined>();
+  /** The generation of each work last applied in full (not a dry run). */
+  private readonly applied = new Map<string, number | undefined>();
   private wake: (() => void) | undefined;
   private readonly loops: Promise<void>[] = [];
   private readonly namespace: string;
@@ -149,6 +151,14 @@ class WorkLoop {
         const name = obj.metadata.name ?? '';
         if (type === 'DELETED') this.works.delete(name);
         else this.works.set(name, obj as unknown as ManifestWork);
+        // Our own status and finalizer writes come back as MODIFIED without a new generation: the spec is
+        // what was applied, and drift in the cluster has watches of its own.
+        if (
+          type === 'MODIFIED' &&
+          !obj.metadata.deletionTimestamp &&
+          this.applied.get(name) === obj.metadata.generation
+        )
+          return;
         this.enqueue(name, 'apply');
       },
     );
@@ -209,6 +219,9 @@ class WorkLoop {
   }
 
   private saveStored(key: string, stored: StoredWork): void {
+    // Each save is an fsync; most reconciles (drift checks, status) change nothing in the record.
+    const known = this.storedCache.get(key);
+    if (known && stableStringify(known) === stableStringify(stored)) return;
     this.ctx.state.saveApplied(key, stored);
     this.storedCache.set(key, stored);
   }
@@ -234,6 +247,7 @@ class WorkLoop {
             `cleanup of ${name} incomplete: ${out.errors.map((e) => e.error).join('; ') || `${out.remaining.length} still deleting`}`,
           );
         this.forgetStored(key);
+        this.applied.delete(name);
         this.log.info(
           { work: name, deleted: out.deleted.length, orphaned: out.orphaned.length },
           'work removed',
@@ -246,12 +260,20 @@ class WorkLoop {
     const current = await this.ensureFinalizer(work);
     const outcome = await applyWork(this.ctx.target, current, stored?.record);
     if (!outcome.dryRun) {
+      // Only a fully successful apply settles the generation; a failed manifest is retried on any event.
+      if (outcome.manifests.every((m) => m.action !== 'failed') && outcome.pruneErrors.length === 0)
+        this.applied.set(name, current.metadata.generation);
+      else this.applied.delete(name);
       const next: StoredWork = { record: outcome.record };
       if (current.spec.deleteOption) next.deleteOption = current.spec.deleteOption;
       this.saveStored(key, next);
     }
     await this.writeStatus(current, outcome.status);
     this.syncDriftWatches();
+    // Failed manifests are in the status; retrying them (with backoff) is the queue's job.
+    const failed = outcome.manifests.filter((m) => m.action === 'failed');
+    if (failed.length > 0)
+      throw new Error(`${failed.length} manifest(s) failed, first: ${failed[0]!.error ?? 'unknown error'}`);
   }
 
   private async refresh(name: string): Promise<void> {

@@ -2,6 +2,7 @@
 // errors as KubeApiError, server-side apply, newline-delimited JSON watches and legacy discovery.
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as tls from 'node:tls';
 import type { KubeObject } from '../store/types.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import {
@@ -181,6 +182,22 @@ interface RunningWatch {
   stop(): void;
 }
 
+/** Group versions read at once by apiVersions(). */
+const DISCOVERY_CONCURRENCY = 3;
+
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  f: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await f(items[next++]!);
+    }),
+  );
+}
+
 export class KubeClient implements KubeClientApi {
   private readonly url: URL;
   /** The server URL's path without a trailing slash (`/clusters/<name>` behind the simulator's fleet). */
@@ -216,14 +233,24 @@ export class KubeClient implements KubeClientApi {
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.secure = url.protocol === 'https:';
     this.timeoutMs = connection.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const tls: https.AgentOptions = {};
-    if (connection.caPem) tls.ca = connection.caPem;
-    if (connection.certPem) tls.cert = connection.certPem;
-    if (connection.keyPem) tls.key = connection.keyPem;
-    tls.rejectUnauthorized = !connection.insecureSkipTlsVerify;
+    // One TLS context for every connection of this client: building it (parsing the CA, the key) per
+    // connection is most of a new connection's cost, and agents open watches all the time.
+    const context: tls.SecureContextOptions = {};
+    if (connection.caPem) context.ca = connection.caPem;
+    if (connection.certPem) context.cert = connection.certPem;
+    if (connection.keyPem) context.key = connection.keyPem;
+    const tlsOptions: https.AgentOptions = {
+      rejectUnauthorized: !connection.insecureSkipTlsVerify,
+      ...(this.secure ? { secureContext: tls.createSecureContext(context) } : {}),
+    };
     if (this.secure) {
-      this.agent = new https.Agent({ ...tls, keepAlive: true, maxSockets: MAX_SOCKETS, scheduling: 'lifo' });
-      this.watchAgent = new https.Agent({ ...tls, keepAlive: false });
+      this.agent = new https.Agent({
+        ...tlsOptions,
+        keepAlive: true,
+        maxSockets: MAX_SOCKETS,
+        scheduling: 'lifo',
+      });
+      this.watchAgent = new https.Agent({ ...tlsOptions, keepAlive: false });
     } else {
       this.agent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, scheduling: 'lifo' });
       this.watchAgent = new http.Agent({ keepAlive: false });
@@ -454,21 +481,20 @@ export class KubeClient implements KubeClientApi {
             groupVersions.push({ group: g['name'], version: v['version'] });
       }
     const out = new Set<string>();
-    await Promise.all(
-      groupVersions.map(async ({ group, version }) => {
-        const gv = group ? `${group}/${version}` : version;
-        out.add(gv);
-        let refs: ResourceRef[];
-        try {
-          refs = await this.resources(group, version, true);
-        } catch (e) {
-          // One unavailable group (an aggregated API that is down) does not hide the others, as in helm.
-          if (e instanceof KubeApiError) return;
-          throw e;
-        }
-        for (const r of refs) out.add(`${gv}/${r.kind}`);
-      }),
-    );
+    // A few at a time: in parallel they would each open a connection (and a TLS handshake) of their own.
+    await eachLimited(groupVersions, DISCOVERY_CONCURRENCY, async ({ group, version }) => {
+      const gv = group ? `${group}/${version}` : version;
+      out.add(gv);
+      let refs: ResourceRef[];
+      try {
+        refs = await this.resources(group, version, true);
+      } catch (e) {
+        // One unavailable group (an aggregated API that is down) does not hide the others, as in helm.
+        if (e instanceof KubeApiError) return;
+        throw e;
+      }
+      for (const r of refs) out.add(`${gv}/${r.kind}`);
+    });
     return [...out].sort();
   }
 

@@ -61,7 +61,9 @@ export async function startHubProcess(options: StartHubOptions = {}): Promise<Hu
   ];
   if (options.database) args.push('--database', options.database);
   args.push(...(options.extraArgs ?? []));
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // FLEETHUB_HUB_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the hub in benchmarks.
+  const nodeArgs = (process.env['FLEETHUB_HUB_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
