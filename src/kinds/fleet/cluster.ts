@@ -17,11 +17,7 @@ import {
   ClusterNetworkSchema,
   conditionColumn,
   Conditions,
-  defaultJoinTtl,
-  EXPIRES_COLUMN,
   FLEET_CATEGORIES,
-  JoinTtlSeconds,
-  joinStatus,
   siteOf,
   spec,
   stampLabels,
@@ -29,15 +25,10 @@ import {
   StringMap,
   validateClusterNetwork,
   validateConditions,
-  validateDns1123Label,
-  validateImmutableSpec,
-  validateLabels,
   validateSite,
+  Site,
 } from './common.js';
-
-const Site = Type.Optional(
-  Type.String({ description: 'Where it runs (a data centre, a shop); stamped as the fleet.site label.' }),
-);
+import { joinKind } from './join-kind.js';
 
 export const Cluster: KindDefinition = {
   group: FLEET_GROUP,
@@ -108,61 +99,19 @@ export const Cluster: KindDefinition = {
   },
 };
 
-export const FleetClusterJoin: KindDefinition = {
-  group: FLEET_GROUP,
-  version: FLEET_VERSION,
+export const FleetClusterJoin: KindDefinition = joinKind({
   kind: 'FleetClusterJoin',
-  plural: 'fleetclusterjoins',
-  singular: 'fleetclusterjoin',
   namespaced: true,
-  shortNames: ['fcj'],
-  categories: FLEET_CATEGORIES,
-  subresources: { status: true },
+  shortName: 'fcj',
   description:
     'An invitation for one cluster to join the fleet in this namespace: the hub issues a one-time token and a join command.',
-  schema: kindSchema('FleetClusterJoin', FLEET_API_VERSION, {
-    spec: closed({
-      clusterName: Type.String({ description: 'Name of the Cluster the join creates (a DNS-1123 label).' }),
-      site: Site,
-      labels: Type.Optional(StringMap),
-      clusterNetwork: Type.Optional(ClusterNetworkSchema),
-      ttlSeconds: JoinTtlSeconds,
-    }),
-    status: Type.Optional(
-      closed(
-        joinStatus({
-          clusterRef: Type.Optional(closed({ namespace: Type.String(), name: Type.String() })),
-        }),
-      ),
-    ),
-  }),
-  printerColumns: [
-    { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'The joining cluster.' },
-    {
-      name: 'Status',
-      type: 'string',
-      jsonPath: '.status.phase',
-      description: 'Pending, Ready, Used or Expired.',
-    },
-    EXPIRES_COLUMN,
-    AGE,
-  ],
-  defaults(obj) {
-    defaultJoinTtl(obj);
-    obj.status = { phase: 'Pending' };
+  target: {
+    field: 'clusterName',
+    column: 'Cluster',
+    description: 'Name of the Cluster the join creates (a DNS-1123 label).',
   },
-  admit(obj, { operation }) {
-    if (operation === 'update') defaultJoinTtl(obj);
-  },
-  validate(obj, old) {
-    const causes: StatusCause[] = [];
-    const sp = spec(obj);
-    validateDns1123Label(causes, sp.clusterName, 'spec.clusterName');
-    validateSite(causes, obj);
-    validateLabels(causes, sp.labels, 'spec.labels');
-    validateClusterNetwork(causes, sp.clusterNetwork, 'spec.clusterNetwork');
-    validateImmutableSpec(causes, obj, old);
-    validateConditions(causes, status(obj).conditions, 'status.conditions');
-    return causes;
-  },
-};
+  extraSpec: { clusterNetwork: Type.Optional(ClusterNetworkSchema) },
+  ref: { clusterRef: Type.Optional(closed({ namespace: Type.String(), name: Type.String() })) },
+  validateExtra: (causes, obj) =>
+    validateClusterNetwork(causes, spec(obj).clusterNetwork, 'spec.clusterNetwork'),
+});

@@ -11,6 +11,10 @@ import type { PrinterColumn } from '../types.js';
 
 export const FLEET_CATEGORIES = ['fleet'];
 
+export const Site = Type.Optional(
+  Type.String({ description: 'Where it runs (a data centre, a shop); stamped as the fleet.site label.' }),
+);
+
 const Time = Type.String({ format: 'date-time' });
 
 /** A string field whose allowed values `checkEnum` enforces (the schema publishes them as `enum`). */

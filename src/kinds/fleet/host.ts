@@ -9,26 +9,15 @@ import type { KindDefinition } from '../types.js';
 import {
   conditionColumn,
   Conditions,
-  defaultJoinTtl,
-  EXPIRES_COLUMN,
   FLEET_CATEGORIES,
-  JoinTtlSeconds,
-  joinStatus,
   siteOf,
-  spec,
   stampLabels,
   status,
-  StringMap,
   validateConditions,
-  validateDns1123Label,
-  validateImmutableSpec,
-  validateLabels,
   validateSite,
+  Site,
 } from './common.js';
-
-const Site = Type.Optional(
-  Type.String({ description: 'Where it runs (a data centre, a shop); stamped as the fleet.site label.' }),
-);
+import { joinKind } from './join-kind.js';
 
 /** A resource.Quantity as the agent reports it (`8`, `16Gi`). */
 const Quantity = Type.String({ pattern: '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' });
@@ -89,53 +78,16 @@ export const Host: KindDefinition = {
   },
 };
 
-export const FleetHostJoin: KindDefinition = {
-  group: FLEET_GROUP,
-  version: FLEET_VERSION,
+export const FleetHostJoin: KindDefinition = joinKind({
   kind: 'FleetHostJoin',
-  plural: 'fleethostjoins',
-  singular: 'fleethostjoin',
   namespaced: false,
-  shortNames: ['fhj'],
-  categories: FLEET_CATEGORIES,
-  subresources: { status: true },
+  shortName: 'fhj',
   description:
     'An invitation for one machine to join the fleet as a Host: the hub issues a one-time token and a join command.',
-  schema: kindSchema('FleetHostJoin', FLEET_API_VERSION, {
-    spec: closed({
-      hostName: Type.String({ description: 'Name of the Host the join creates (a DNS-1123 label).' }),
-      site: Site,
-      labels: Type.Optional(StringMap),
-      ttlSeconds: JoinTtlSeconds,
-    }),
-    status: Type.Optional(closed(joinStatus({ hostRef: Type.Optional(closed({ name: Type.String() })) }))),
-  }),
-  printerColumns: [
-    { name: 'Host', type: 'string', jsonPath: '.spec.hostName', description: 'The joining host.' },
-    {
-      name: 'Status',
-      type: 'string',
-      jsonPath: '.status.phase',
-      description: 'Pending, Ready, Used or Expired.',
-    },
-    EXPIRES_COLUMN,
-    AGE,
-  ],
-  defaults(obj) {
-    defaultJoinTtl(obj);
-    obj.status = { phase: 'Pending' };
+  target: {
+    field: 'hostName',
+    column: 'Host',
+    description: 'Name of the Host the join creates (a DNS-1123 label).',
   },
-  admit(obj, { operation }) {
-    if (operation === 'update') defaultJoinTtl(obj);
-  },
-  validate(obj, old) {
-    const causes: StatusCause[] = [];
-    const sp = spec(obj);
-    validateDns1123Label(causes, sp.hostName, 'spec.hostName');
-    validateSite(causes, obj);
-    validateLabels(causes, sp.labels, 'spec.labels');
-    validateImmutableSpec(causes, obj, old);
-    validateConditions(causes, status(obj).conditions, 'status.conditions');
-    return causes;
-  },
-};
+  ref: { hostRef: Type.Optional(closed({ name: Type.String() })) },
+});
