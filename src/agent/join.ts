@@ -1,7 +1,6 @@
 // How an agent gets and keeps its identity: on first start it trades the one-time join token for a
 // client certificate (a CSR the hub approves), and before the certificate expires it renews it the same way.
 import { AGENT_IDENTITY_EXTRA, csrNameFor } from '../security/bootstrap.js';
-import { createCsr, generateKeyPair } from '../security/pki.js';
 import type { KubeObject } from '../store/types.js';
 import {
   AGENT_SIGNER,
@@ -12,6 +11,7 @@ import {
 } from '../fleet/names.js';
 import type { KubeClientApi, KubeConnection, ResourceRef } from '../kube/types.js';
 import { Backoff, sleep } from './backoff.js';
+import { createAgentCsr, generateAgentKeys } from './csr.js';
 import type { AgentCredentials, AgentState } from './state.js';
 
 export type ConnectFn = (connection: KubeConnection) => KubeClientApi;
@@ -81,8 +81,11 @@ export async function requestCertificate(
 ): Promise<{ certPem: string; keyPem: string }> {
   const identity = parseAgentUser(username);
   if (!identity) throw new JoinError(`"${username}" is not an agent identity`);
-  const keys = await generateKeyPair();
-  const request = await createCsr(keys, { commonName: username, organizations: [groupFor(identity)] });
+  const keys = generateAgentKeys();
+  const request = createAgentCsr(keys.privateKeyPem, {
+    commonName: username,
+    organizations: [groupFor(identity)],
+  });
   await hub.create(CSR_REF, {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
