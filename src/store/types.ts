@@ -130,6 +130,12 @@ export interface WatchOptions {
    * Undefined or '0' = live events only (callers list first). Compacted → onError(410 Expired).
    */
   resourceVersion?: string;
+  /**
+   * A hint that the watcher selects objects whose label `key` equals `value` (it still filters itself):
+   * the store may skip events that cannot concern it, those whose object neither has nor had that value.
+   * Fleets of agents each watch their own slice of one namespace; this keeps fan-out proportional.
+   */
+  labelEquals?: { key: string; value: string };
 }
 
 export interface Watcher {

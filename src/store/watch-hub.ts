@@ -32,6 +32,15 @@ interface Subscription {
   live: boolean;
   pending: WatchEvent[];
   stopped: boolean;
+  /** Only events whose object has, or had before this event, label key = value (WatchOptions.labelEquals). */
+  trigger: { key: string; value: string } | undefined;
+}
+
+/** The label values an event's object has now and had before it, for trigger checks. */
+interface EventLabels {
+  now: Readonly<Record<string, string>> | undefined;
+  /** undefined: not known (the object was not seen since triggers on its resource began). */
+  before: Readonly<Record<string, string>> | null | undefined;
 }
 
 export class WatchHub {
@@ -44,6 +53,11 @@ export class WatchHub {
   private ringFloor: number;
   private readonly byResource = new Map<ResourceName, Set<Subscription>>();
   private readonly everything = new Set<Subscription>();
+  /** Per resource with triggered watchers: their count, and each object's labels as last seen. */
+  private readonly triggered = new Map<
+    ResourceName,
+    { subs: number; labels: Map<string, EventLabels['now']> }
+  >();
   private queue: WatchEvent[] = [];
   private delivering = false;
   private fetching: Promise<void> | undefined;
@@ -110,6 +124,7 @@ export class WatchHub {
       live: from === undefined || from >= this.head,
       pending: [],
       stopped: false,
+      trigger: options.resource !== undefined ? options.labelEquals : undefined,
     };
     if (this.closed) {
       queueMicrotask(() => handlers.onError(errors.serviceUnavailable('the store is closed')));
@@ -121,6 +136,11 @@ export class WatchHub {
       let set = this.byResource.get(sub.resource);
       if (!set) this.byResource.set(sub.resource, (set = new Set()));
       set.add(sub);
+      if (sub.trigger) {
+        const t = this.triggered.get(sub.resource) ?? { subs: 0, labels: new Map() };
+        t.subs++;
+        this.triggered.set(sub.resource, t);
+      }
     }
     if (!sub.live) queueMicrotask(() => void this.catchUp(sub, from!));
     return { stop: () => this.unsubscribe(sub) };
@@ -135,6 +155,11 @@ export class WatchHub {
   }
 
   private unsubscribe(sub: Subscription): void {
+    if (!sub.stopped && sub.trigger && sub.resource !== undefined) {
+      const t = this.triggered.get(sub.resource);
+      // The last triggered watcher gone: forget the labels (a later one starts from "not known").
+      if (t && --t.subs <= 0) this.triggered.delete(sub.resource);
+    }
     sub.stopped = true;
     sub.pending = [];
     if (sub.resource === undefined) this.everything.delete(sub);
@@ -197,9 +222,10 @@ export class WatchHub {
         const touched = new Set<Subscription>();
         for (const event of batch) {
           const namespace = event.object.metadata.namespace ?? '';
+          const labels = this.eventLabels(event, namespace);
           const subs = this.byResource.get(event.resource);
-          if (subs) for (const sub of subs) this.offer(sub, event, namespace, touched);
-          for (const sub of this.everything) this.offer(sub, event, namespace, touched);
+          if (subs) for (const sub of subs) this.offer(sub, event, namespace, touched, labels);
+          for (const sub of this.everything) this.offer(sub, event, namespace, touched, labels);
         }
         for (const sub of touched) this.progress(sub);
       }
@@ -208,8 +234,29 @@ export class WatchHub {
     }
   }
 
-  private offer(sub: Subscription, event: WatchEvent, namespace: string, touched: Set<Subscription>): void {
+  /** Labels now and before, tracked only for resources someone watches with a trigger. */
+  private eventLabels(event: WatchEvent, namespace: string): EventLabels {
+    const now = event.object.metadata.labels;
+    const t = this.triggered.get(event.resource);
+    if (!t) return { now, before: undefined };
+    const key = `${namespace}/${event.object.metadata.name ?? ''}`;
+    const known = t.labels.has(key);
+    // null: known to have had no such labels (created now, or seen without labels).
+    const before = event.type === 'ADDED' ? null : known ? (t.labels.get(key) ?? null) : undefined;
+    if (event.type === 'DELETED') t.labels.delete(key);
+    else t.labels.set(key, now);
+    return { now, before };
+  }
+
+  private offer(
+    sub: Subscription,
+    event: WatchEvent,
+    namespace: string,
+    touched: Set<Subscription>,
+    labels?: EventLabels,
+  ): void {
     if (sub.stopped || (sub.namespace !== undefined && sub.namespace !== namespace)) return;
+    if (sub.trigger && labels && !triggerMatches(sub.trigger, labels)) return;
     if (!sub.live) {
       sub.pending.push(event);
       return;
@@ -365,4 +412,14 @@ export class WatchHub {
       if (sub.live) this.progress(sub);
     }
   }
+}
+
+/**
+ * Whether an event can concern a watcher selecting label key = value: the object has that value now, or
+ * had it before (it is leaving the selection), or what it had before is not known.
+ */
+function triggerMatches(trigger: { key: string; value: string }, labels: EventLabels): boolean {
+  if (labels.now?.[trigger.key] === trigger.value) return true;
+  if (labels.before === undefined) return true;
+  return labels.before?.[trigger.key] === trigger.value;
 }

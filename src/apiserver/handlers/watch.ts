@@ -5,6 +5,7 @@ import type { KubeObject, Store, WatchEvent } from '../../store/types.js';
 import { ApiError, errors } from '../../util/errors.js';
 import type { RequestContext } from '../context.js';
 import { listPredicate } from '../list-options.js';
+import { parseLabelRequirements } from '../selectors.js';
 import { parseIncludeObject, tableWatchConverter, wantsTable } from '../table.js';
 import { tableContentType, withTypeMeta } from './crud.js';
 import { apiVersionOf } from '../../kinds/types.js';
@@ -166,6 +167,8 @@ export async function watchObjects(
     const watchOptions: Parameters<Store['watch']>[0] = { resource: ctx.resource };
     if (namespace) watchOptions.namespace = namespace;
     if (startVersion) watchOptions.resourceVersion = startVersion;
+    const trigger = labelTrigger(query.get('labelSelector'));
+    if (trigger) watchOptions.labelEquals = trigger;
     const watcher = store.watch(watchOptions, {
       onEvent,
       onError: (error) => {
@@ -186,4 +189,17 @@ export async function watchObjects(
     res.on('close', finish);
     res.on('error', finish);
   });
+}
+
+/** The first `key=value` (or `key in (value)`) requirement of a selector: a hint for the store's fan-out. */
+function labelTrigger(selector: string | null): { key: string; value: string } | undefined {
+  if (!selector?.trim()) return undefined;
+  try {
+    const req = parseLabelRequirements(selector).find(
+      (r) => (r.operator === '=' || r.operator === '==' || r.operator === 'in') && r.values.length === 1,
+    );
+    return req ? { key: req.key, value: req.values[0]! } : undefined;
+  } catch {
+    return undefined; // the predicate reports a malformed selector
+  }
 }
