@@ -2,6 +2,7 @@
 // the hub marks the Cluster or Host Available=Unknown when renewals stop.
 import type { KubeObject } from '../store/types.js';
 import { KubeApiError, type KubeClientApi, type ResourceRef } from '../kube/types.js';
+import { formatMicroTime as microTime } from '../util/json-text.js';
 
 export const LEASE_REF: ResourceRef = {
   group: 'coordination.k8s.io',
@@ -10,11 +11,6 @@ export const LEASE_REF: ResourceRef = {
   kind: 'Lease',
   namespaced: true,
 };
-
-/** metav1.MicroTime as Kubernetes writes it: RFC 3339 with microseconds. */
-export function microTime(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
 
 export interface LeaseTarget {
   namespace: string;

@@ -5,7 +5,7 @@ import { FLEET_GROUP, FLEET_VERSION, SYSTEM_NAMESPACE, type AgentIdentity } from
 import type { KubeObject } from '../store/types.js';
 import { KubeApiError, type KubeClientApi, type ResourceRef } from '../kube/types.js';
 import type { ClusterFacts, HostFacts } from './facts.js';
-import { stableStringify as stableJson } from './work/objects.js';
+import { stableStringify as stableJson } from '../util/json-text.js';
 
 export const CLUSTER_REF: ResourceRef = {
   group: FLEET_GROUP,

@@ -8,7 +8,7 @@ import type { WorkLoopContext } from './agent.js';
 import { Backoff, sleep } from './backoff.js';
 import { applyWork, deleteWork, refreshStatus } from './work/applier.js';
 import { isDrift, watchTargets, type WatchTarget } from './work/drift.js';
-import { stableStringify } from './work/objects.js';
+import { stableStringify } from '../util/json-text.js';
 import type { AppliedRecord, DeleteOption, ManifestWork, ManifestWorkStatus } from './work/types.js';
 
 export const WORK_REF: ResourceRef = {

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../store/types.js';
 import type { ResourceIdentifier } from './types.js';
+import { stableStringify } from '../../util/json-text.js';
 
 type JsonMap = Record<string, unknown>;
 
@@ -40,18 +41,6 @@ export function comparable(obj: KubeObject): JsonMap {
   const meta = copy['metadata'];
   if (isMap(meta)) for (const k of VOLATILE_METADATA) Reflect.deleteProperty(meta, k);
   return copy;
-}
-
-/** JSON with object keys sorted, so equal values give equal text. */
-export function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (isMap(v)) {
-    const keys = Object.keys(v)
-      .filter((k) => v[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 export function sameContent(a: KubeObject, b: KubeObject): boolean {

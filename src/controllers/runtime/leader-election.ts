@@ -3,6 +3,7 @@
 import type { KubeObject, Store, Watcher } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { noopLogger, type Logger } from './logger.js';
+import { formatMicroTime as microTime } from '../../util/json-text.js';
 
 export const LEASE_RESOURCE = 'leases.coordination.k8s.io';
 
@@ -50,11 +51,6 @@ export interface LeaderElectionOptions {
   /** Give up the lease on `stop()` so another replica takes over at once. Default true. */
   releaseOnStop?: boolean;
   logger?: Logger;
-}
-
-/** Lease times are metav1.MicroTime: RFC 3339 with microseconds. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 function leaseSpec(lease: KubeObject): LeaseSpec {

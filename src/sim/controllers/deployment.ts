@@ -25,7 +25,6 @@ import {
   scaled,
   selectorMatcher,
   spec,
-  stableStringify,
   status,
   str,
   templateHash,
@@ -33,6 +32,7 @@ import {
   upsertCondition,
   type Json,
 } from './util.js';
+import { stableStringify } from '../../util/json-text.js';
 
 export const DEPLOYMENTS = 'deployments.apps';
 export const REVISION = 'deployment.kubernetes.io/revision';

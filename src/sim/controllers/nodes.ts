@@ -3,18 +3,8 @@
 import { formatCidr, parseCidr, subnet } from '../../util/ipv4.js';
 import type { KubeObject } from '../../store/types.js';
 import { createObject, isCode, nowMs, nowText, writeStatus, type SimContext } from './context.js';
-import {
-  arr,
-  cidrHost,
-  fnv32a,
-  formatMicroTime,
-  nameOf,
-  spec,
-  status,
-  str,
-  upsertCondition,
-  type Json,
-} from './util.js';
+import { arr, cidrHost, fnv32a, nameOf, spec, status, str, upsertCondition, type Json } from './util.js';
+import { formatMicroTime } from '../../util/json-text.js';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 export const LEASES = 'leases.coordination.k8s.io';

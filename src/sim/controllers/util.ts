@@ -4,6 +4,7 @@ import { hostAddress, parseCidr } from '../../util/ipv4.js';
 import { createHash } from 'node:crypto';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../apiserver/selectors.js';
 import type { KubeObject, OwnerReference } from '../../store/types.js';
+import { stableStringify } from '../../util/json-text.js';
 
 export type Json = Record<string, unknown>;
 
@@ -54,11 +55,6 @@ export const nameOf = (obj: KubeObject): string => obj.metadata.name ?? '';
 /** metav1.Time: whole seconds, `Z`. */
 export function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** metav1.MicroTime, as Lease renewTime carries it. */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 export function parseTime(v: unknown): number | undefined {
@@ -169,19 +165,6 @@ export function safeEncode(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) out += ALPHANUMS[s.charCodeAt(i) % ALPHANUMS.length]!;
   return out;
-}
-
-/** JSON with object keys sorted, so equal templates hash equally whatever their key order. */
-export function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (typeof v === 'object' && v !== null) {
-    const o = v as Json;
-    const keys = Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** FNV-1a, 32 bit: the hash kube's ComputeHash uses. */
