@@ -1,6 +1,7 @@
 // Agents at fleet scale (on demand: node dist/bench/agents.bench.js [clusters]): a hub process, a `sim fleet`
 // process and one in-process agent per cluster over real HTTPS. Times the joins, one new ManifestWork per
 // cluster until every one is Applied (goal < 10 s), and the hub's memory and CPU while 1,000 Leases renew.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { startAgent, type AgentHandle } from '../src/agent/agent.js';
@@ -88,6 +89,16 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs: num
   }
 }
 
+/**
+ * BENCH_SIGNAL=SIGUSR2 sends that signal to the hub, the simulated fleet and this process when the works
+ * phase starts and when it ends, so a preload (node --import, FLEETHUB_HUB_NODE_ARGS, BENCH_SIM_NODE_ARGS)
+ * that starts and stops node:inspector's profiler on it can profile that phase alone.
+ */
+function signalPhase(...pids: number[]): void {
+  const sig = process.env['BENCH_SIGNAL'];
+  if (sig) for (const pid of pids) process.kill(pid, sig as NodeJS.Signals);
+}
+
 const mib = (b: number): string => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 async function main(): Promise<void> {
@@ -153,6 +164,12 @@ async function main(): Promise<void> {
     const availableMs = performance.now() - joinStart;
 
     // One new ManifestWork per cluster, until every one reports Applied.
+    signalPhase(hub.child.pid!, fleet.child.pid!, process.pid);
+    const cpuBefore = {
+      hub: cpuMs(hub.child.pid!),
+      fleet: cpuMs(fleet.child.pid!),
+      agents: process.cpuUsage(),
+    };
     const workStart = performance.now();
     await pool(names, CONCURRENCY, async (name) => {
       await createOnce(admin, WORKS, {
@@ -181,6 +198,13 @@ async function main(): Promise<void> {
       300_000,
     );
     const appliedMs = performance.now() - workStart;
+    signalPhase(hub.child.pid!, fleet.child.pid!, process.pid);
+    const agentsCpu = process.cpuUsage(cpuBefore.agents);
+    const worksCpu = {
+      hub: cpuMs(hub.child.pid!) - cpuBefore.hub,
+      fleet: cpuMs(fleet.child.pid!) - cpuBefore.fleet,
+      agents: (agentsCpu.user + agentsCpu.system) / 1000,
+    };
 
     // Idle: leases renew every 15 s, statuses refresh; what does the hub spend?
     await new Promise((r) => setTimeout(r, 5_000));
@@ -207,6 +231,11 @@ async function main(): Promise<void> {
       },
       { process: 'bench (agents)', 'RSS idle': mib(benchRss), 'RSS before joins': '', 'CPU idle': '' },
     ]);
+    console.log(
+      `CPU while the works were created and applied: hub ${(worksCpu.hub / 1000).toFixed(1)} s, ` +
+        `simulated fleet ${(worksCpu.fleet / 1000).toFixed(1)} s, agents ${(worksCpu.agents / 1000).toFixed(1)} s ` +
+        `(${(appliedMs / 1000).toFixed(1)} s wall, ${availableParallelism()} cores)`,
+    );
     console.log(
       `works applied on all clusters in ${(appliedMs / 1000).toFixed(1)} s; goal < ${GOAL_WORKS_MS / 1000} s: ${appliedMs < GOAL_WORKS_MS ? 'met' : 'NOT met'}`,
     );

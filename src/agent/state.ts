@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { ensurePrivateDir, writeFileAtomic } from '../security/files.js';
+import { ensurePrivateDir, writeFileAtomic, writeFileAtomicAsync } from '../security/files.js';
 
 export interface AgentCredentials {
   certPem: string;
@@ -19,6 +19,8 @@ const KEY_FILE = 'client.key';
 const APPLIED_DIR = 'applied';
 
 export class AgentState {
+  private appliedDirReady = false;
+
   constructor(readonly dir: string) {
     ensurePrivateDir(dir);
   }
@@ -46,9 +48,13 @@ export class AgentState {
     return JSON.parse(readFileSync(path, 'utf8')) as T;
   }
 
-  saveApplied(workKey: string, record: unknown): void {
-    ensurePrivateDir(join(this.dir, APPLIED_DIR));
-    writeFileAtomic(join(this.dir, APPLIED_DIR, fileName(workKey)), JSON.stringify(record), 0o600);
+  /** Durable before it resolves (fsync of the file and of the directory), without blocking the event loop. */
+  async saveApplied(workKey: string, record: unknown): Promise<void> {
+    if (!this.appliedDirReady) {
+      ensurePrivateDir(join(this.dir, APPLIED_DIR));
+      this.appliedDirReady = true;
+    }
+    await writeFileAtomicAsync(join(this.dir, APPLIED_DIR, fileName(workKey)), JSON.stringify(record), 0o600);
   }
 
   forgetApplied(workKey: string): void {

@@ -218,11 +218,11 @@ class WorkLoop {
     return this.storedCache.get(key);
   }
 
-  private saveStored(key: string, stored: StoredWork): void {
+  private async saveStored(key: string, stored: StoredWork): Promise<void> {
     // Each save is an fsync; most reconciles (drift checks, status) change nothing in the record.
     const known = this.storedCache.get(key);
     if (known && stableStringify(known) === stableStringify(stored)) return;
-    this.ctx.state.saveApplied(key, stored);
+    await this.ctx.state.saveApplied(key, stored);
     this.storedCache.set(key, stored);
   }
 
@@ -266,7 +266,7 @@ class WorkLoop {
       else this.applied.delete(name);
       const next: StoredWork = { record: outcome.record };
       if (current.spec.deleteOption) next.deleteOption = current.spec.deleteOption;
-      this.saveStored(key, next);
+      await this.saveStored(key, next);
     }
     await this.writeStatus(current, outcome.status);
     this.syncDriftWatches();

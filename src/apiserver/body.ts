@@ -64,7 +64,7 @@ export function decodeObjectBody(contentType: string | undefined, body: Buffer):
 
 /** Decodes a server-side apply body: YAML or JSON (kubectl sends JSON under the YAML media type). */
 export function decodeApplyBody(body: Buffer): unknown {
-  const value = parseYamlBody(body);
+  const value = looksLikeJsonObject(body) ? (tryJson(body) ?? parseYamlBody(body)) : parseYamlBody(body);
   assertDepth(value);
   return value;
 }
@@ -76,6 +76,27 @@ export function decodeDeleteOptions(contentType: string | undefined, body: Buffe
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw errors.badRequest('DeleteOptions must be a JSON object');
   return value as Record<string, unknown>;
+}
+
+/** The first non-blank byte is `{`: kubectl, helm and the agent send their apply patches as JSON. */
+function looksLikeJsonObject(body: Buffer): boolean {
+  for (const byte of body) {
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue;
+    return byte === 0x7b;
+  }
+  return false;
+}
+
+/**
+ * JSON.parse is some twenty times faster than the YAML parser on the same text, and JSON is YAML; a body
+ * that only looks like JSON (a YAML flow mapping such as `{a: 1}`) falls back to the YAML parser.
+ */
+function tryJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseJson(body: Buffer): unknown {

@@ -4,12 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { DEFAULT_SIM_VERSION, SimCluster } from '../sim/cluster.js';
 import { SimServer } from '../sim/server.js';
+import { ephemeralPki, tlsServerOptions } from '../security/pki.js';
 import type { KubeObject } from '../store/types.js';
 import { KubeClient } from './client.js';
 import { parseKubeconfig } from './kubeconfig.js';
@@ -619,5 +622,29 @@ describe('connections', () => {
     // Concurrent requests open more connections, bounded by maxSockets.
     await Promise.all(Array.from({ length: 40 }, () => c.get(configMaps, NS, 'applied')));
     assert.ok(c.connectionsOpened <= 2 + 16, String(c.connectionsOpened));
+  });
+
+  test('a watch resumes the TLS session of the client’s requests instead of a full handshake', async () => {
+    const pki = await ephemeralPki();
+    const resumed: boolean[] = [];
+    const server = createHttpsServer(tlsServerOptions(pki), (req, res) => {
+      if (req.url?.includes('watch=1')) {
+        resumed.push((req.socket as TLSSocket).isSessionReused());
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [] }));
+    });
+    extraServers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = newClient({ server: url, caPem: pki.ca.certPem });
+    await c.list(configMaps, { namespace: NS });
+    for (let i = 0; i < 2; i++) {
+      const watch = c.watch(configMaps, { namespace: NS, resourceVersion: '1' }, () => undefined);
+      assert.equal((await watch.done).reason, 'closed');
+    }
+    assert.deepEqual(resumed, [true, true]);
   });
 });

@@ -215,6 +215,12 @@ export class KubeClient implements KubeClientApi {
   private readonly watchAgent: http.Agent;
   private readonly watches = new Set<RunningWatch>();
   private readonly seenSockets = new WeakSet<object>();
+  /**
+   * The newest TLS session of this client's connections. Watches start on fresh connections (their own
+   * agent); resuming this session spares the server a full handshake and this side the certificate
+   * checks — a thousand agents starting drift watches at once is a thousand handshakes otherwise.
+   */
+  private tlsSession: Buffer | undefined;
   private opened = 0;
   private closed = false;
   /** Discovery: each groupVersion's served resources (top-level ones only). */
@@ -309,6 +315,7 @@ export class KubeClient implements KubeClientApi {
       if (!this.seenSockets.has(socket)) {
         this.seenSockets.add(socket);
         this.opened++;
+        if (this.secure) socket.on('session', (session: Buffer) => (this.tlsSession = session));
       }
     });
     return req;
@@ -656,7 +663,13 @@ export class KubeClient implements KubeClientApi {
       labelSelector: options.labelSelector || undefined,
       fieldSelector: options.fieldSelector || undefined,
     });
-    const requestOptions = this.requestOptions('GET', `${path}${query}`, this.headers(), this.watchAgent);
+    const requestOptions: https.RequestOptions & Pick<tls.ConnectionOptions, 'session'> = this.requestOptions(
+      'GET',
+      `${path}${query}`,
+      this.headers(),
+      this.watchAgent,
+    );
+    if (this.tlsSession) requestOptions.session = this.tlsSession;
 
     /** One line of the stream: an event, or an ERROR carrying a Status. */
     const onLine = (line: string): void => {

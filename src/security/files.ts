@@ -10,6 +10,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -26,7 +27,7 @@ export function ensurePrivateDir(dir: string, mode = 0o700): void {
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = tempName(path);
   const fd = openSync(tmp, 'wx', mode);
   try {
     // The umask may have narrowed the mode further; it can never widen it, but make it exact.
@@ -49,4 +50,34 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 
   } finally {
     closeSync(dirFd);
   }
+}
+
+/**
+ * writeFileAtomic off the event loop, for writes on a hot path (the agent's per-work records): the same
+ * guarantees, with the fsyncs in libuv's thread pool. The directory must exist.
+ */
+export async function writeFileAtomicAsync(path: string, data: string, mode = 0o600): Promise<void> {
+  const tmp = tempName(path);
+  // Created with `mode`, which the umask can only narrow: these records are not keys, narrower is fine.
+  const file = await open(tmp, 'wx', mode);
+  try {
+    await file.writeFile(data, 'utf8');
+    await file.sync();
+  } catch (e) {
+    await file.close();
+    await unlink(tmp);
+    throw e;
+  }
+  await file.close();
+  await rename(tmp, path);
+  const dirHandle = await open(dirname(path), 'r');
+  try {
+    await dirHandle.sync();
+  } finally {
+    await dirHandle.close();
+  }
+}
+
+function tempName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
 }

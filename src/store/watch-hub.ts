@@ -52,6 +52,12 @@ export class WatchHub {
   private ringStart = 0;
   private ringFloor: number;
   private readonly byResource = new Map<ResourceName, Set<Subscription>>();
+  /**
+   * The same watchers per resource, split for delivery: those without a trigger, and those with one by
+   * key and value, so an event reaches the few watchers of its labels without a scan of all the others
+   * (a thousand agents each watching their own works).
+   */
+  private readonly delivery = new Map<ResourceName, DeliveryIndex>();
   private readonly everything = new Set<Subscription>();
   /** Per resource with triggered watchers: their count, and each object's labels as last seen. */
   private readonly triggered = new Map<
@@ -136,11 +142,18 @@ export class WatchHub {
       let set = this.byResource.get(sub.resource);
       if (!set) this.byResource.set(sub.resource, (set = new Set()));
       set.add(sub);
+      let index = this.delivery.get(sub.resource);
+      if (!index) this.delivery.set(sub.resource, (index = { plain: new Set(), byTrigger: new Map() }));
       if (sub.trigger) {
         const t = this.triggered.get(sub.resource) ?? { subs: 0, labels: new Map() };
         t.subs++;
         this.triggered.set(sub.resource, t);
-      }
+        let values = index.byTrigger.get(sub.trigger.key);
+        if (!values) index.byTrigger.set(sub.trigger.key, (values = new Map()));
+        let subs = values.get(sub.trigger.value);
+        if (!subs) values.set(sub.trigger.value, (subs = new Set()));
+        subs.add(sub);
+      } else index.plain.add(sub);
     }
     if (!sub.live) queueMicrotask(() => void this.catchUp(sub, from!));
     return { stop: () => this.unsubscribe(sub) };
@@ -167,7 +180,21 @@ export class WatchHub {
       const set = this.byResource.get(sub.resource);
       set?.delete(sub);
       if (set?.size === 0) this.byResource.delete(sub.resource);
+      this.dropFromDelivery(sub, sub.resource);
     }
+  }
+
+  private dropFromDelivery(sub: Subscription, resource: ResourceName): void {
+    const index = this.delivery.get(resource);
+    if (!index) return;
+    if (sub.trigger) {
+      const values = index.byTrigger.get(sub.trigger.key);
+      const subs = values?.get(sub.trigger.value);
+      subs?.delete(sub);
+      if (subs?.size === 0) values!.delete(sub.trigger.value);
+      if (values?.size === 0) index.byTrigger.delete(sub.trigger.key);
+    } else index.plain.delete(sub);
+    if (index.plain.size === 0 && index.byTrigger.size === 0) this.delivery.delete(resource);
   }
 
   private fail(sub: Subscription, error: Error): void {
@@ -223,9 +250,23 @@ export class WatchHub {
         for (const event of batch) {
           const namespace = event.object.metadata.namespace ?? '';
           const labels = this.eventLabels(event, namespace);
-          const subs = this.byResource.get(event.resource);
-          if (subs) for (const sub of subs) this.offer(sub, event, namespace, touched, labels);
-          for (const sub of this.everything) this.offer(sub, event, namespace, touched, labels);
+          const index = this.delivery.get(event.resource);
+          if (index) {
+            for (const sub of index.plain) this.offer(sub, event, namespace, touched);
+            for (const [key, values] of index.byTrigger) {
+              if (labels.before === undefined) {
+                // What the object had before is not known: every triggered watcher may be concerned.
+                for (const subs of values.values())
+                  for (const sub of subs) this.offer(sub, event, namespace, touched);
+                continue;
+              }
+              const now = labels.now?.[key];
+              const was = labels.before?.[key];
+              if (now !== undefined) this.offerAll(values.get(now), event, namespace, touched);
+              if (was !== undefined && was !== now) this.offerAll(values.get(was), event, namespace, touched);
+            }
+          }
+          for (const sub of this.everything) this.offer(sub, event, namespace, touched);
         }
         for (const sub of touched) this.progress(sub);
       }
@@ -248,15 +289,18 @@ export class WatchHub {
     return { now, before };
   }
 
-  private offer(
-    sub: Subscription,
+  private offerAll(
+    subs: Set<Subscription> | undefined,
     event: WatchEvent,
     namespace: string,
     touched: Set<Subscription>,
-    labels?: EventLabels,
   ): void {
+    if (subs) for (const sub of subs) this.offer(sub, event, namespace, touched);
+  }
+
+  /** Hands one event to one watcher whose resource (and trigger, if any) the caller has matched. */
+  private offer(sub: Subscription, event: WatchEvent, namespace: string, touched: Set<Subscription>): void {
     if (sub.stopped || (sub.namespace !== undefined && sub.namespace !== namespace)) return;
-    if (sub.trigger && labels && !triggerMatches(sub.trigger, labels)) return;
     if (!sub.live) {
       sub.pending.push(event);
       return;
@@ -414,12 +458,8 @@ export class WatchHub {
   }
 }
 
-/**
- * Whether an event can concern a watcher selecting label key = value: the object has that value now, or
- * had it before (it is leaving the selection), or what it had before is not known.
- */
-function triggerMatches(trigger: { key: string; value: string }, labels: EventLabels): boolean {
-  if (labels.now?.[trigger.key] === trigger.value) return true;
-  if (labels.before === undefined) return true;
-  return labels.before?.[trigger.key] === trigger.value;
+interface DeliveryIndex {
+  plain: Set<Subscription>;
+  /** label key → value → the watchers whose trigger is key = value. */
+  byTrigger: Map<string, Map<string, Set<Subscription>>>;
 }

@@ -3,16 +3,20 @@
 // confinement between clusters, bad tokens, a hub outage and an agent that stops.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
 import { rssBytes, spawnSimFleet, type SimFleetProcess } from '../support/sim-fleet.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
+import {
+  type AgentProcess,
+  conditionOf,
+  eventually,
+  joinTokenOf,
+  spawnAgentProcess,
+} from '../support/agents.js';
 import { renderKubeconfig } from '../../src/security/kubeconfig.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
 const NS = 'team-a';
 const LEASE_SECONDS = 2;
 
@@ -20,72 +24,19 @@ let hub: HubProcess;
 let fleet: SimFleetProcess;
 const agents = new Map<string, AgentProcess>();
 
-interface AgentProcess {
-  child: ChildProcess;
-  stateDir: string;
-  output(): string;
-  exited: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
-
 function startAgent(cluster: string, stateDir: string, token?: string, hubUrl = hub.url): AgentProcess {
-  const args = [
-    join(root, 'bin', 'fleethub.js'),
-    'agent',
-    '--hub',
+  return spawnAgentProcess({
     hubUrl,
-    '--ca-file',
-    join(hub.dataDir, 'pki', 'ca.crt'),
-    '--state-dir',
+    caFile: join(hub.dataDir, 'pki', 'ca.crt'),
     stateDir,
-    '--kubeconfig',
-    fleet.kubeconfig(cluster),
-    '--lease-duration-seconds',
-    String(LEASE_SECONDS),
-    '--log-level',
-    'debug',
-  ];
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-  if (token !== undefined) env['FLEETHUB_JOIN_TOKEN'] = token;
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    stateDir,
-    output: () => out,
-    exited,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+    kubeconfig: fleet.kubeconfig(cluster),
+    leaseSeconds: LEASE_SECONDS,
+    ...(token !== undefined ? { token: { env: token } } : {}),
+  });
 }
 
 async function admin(args: string[], input?: string): Promise<string> {
   return kubectlOk('v35', hub.kubeconfig, args, input === undefined ? {} : { input });
-}
-
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 async function getJson(args: string[], kubeconfig = hub.kubeconfig): Promise<Record<string, unknown>> {
@@ -93,9 +44,7 @@ async function getJson(args: string[], kubeconfig = hub.kubeconfig): Promise<Rec
 }
 
 function condition(obj: Record<string, unknown>, type: string): string | undefined {
-  const conditions = ((obj['status'] as { conditions?: { type: string; status: string }[] } | undefined)
-    ?.conditions ?? []) as { type: string; status: string }[];
-  return conditions.find((c) => c.type === type)?.status;
+  return conditionOf(obj, type)?.status;
 }
 
 /** A status feedback value of one manifest of a work, as OCM reports it. */
@@ -121,19 +70,7 @@ function feedbackValue(
 }
 
 async function joinToken(name: string): Promise<string> {
-  const encoded = await eventually(`the token Secret of join ${name}`, async () => {
-    const r = await kubectl('v35', hub.kubeconfig, [
-      '-n',
-      NS,
-      'get',
-      'secret',
-      `${name}-token`,
-      '-o',
-      'jsonpath={.data.token}',
-    ]);
-    return r.code === 0 && r.stdout !== '' ? r.stdout : undefined;
-  });
-  return Buffer.from(encoded, 'base64').toString('utf8');
+  return joinTokenOf(hub.kubeconfig, NS, name);
 }
 
 async function createJoin(name: string, cluster: string, site: string): Promise<void> {
