@@ -26,6 +26,12 @@ export const CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
 interface StoredWork {
   record: AppliedRecord;
   deleteOption?: DeleteOption;
+  /**
+   * The work's generation when it was last applied in full. A restarted agent does not apply that
+   * generation again: what changed in the cluster meanwhile reaches it through the drift watches, which
+   * resume from the versions in the record.
+   */
+  generation?: number;
 }
 
 export interface WorkLoopOptions {
@@ -49,6 +55,8 @@ class WorkLoop {
   private readonly storedCache = new Map<string, StoredWork | undefined>();
   /** The generation of each work last applied in full (not a dry run). */
   private readonly applied = new Map<string, number | undefined>();
+  /** The generation each work is being applied at right now: its echo (our finalizer write) is no news. */
+  private readonly applying = new Map<string, number | undefined>();
   private wake: (() => void) | undefined;
   private readonly loops: Promise<void>[] = [];
   private readonly namespace: string;
@@ -117,7 +125,7 @@ class WorkLoop {
         const name = work.metadata.name ?? '';
         seen.add(name);
         this.works.set(name, work);
-        this.enqueue(name, 'apply');
+        this.enqueue(name, this.upToDate(work) ? 'status' : 'apply');
       }
       cont = page.continue;
       resourceVersion = page.resourceVersion;
@@ -132,6 +140,8 @@ class WorkLoop {
       const name = key.slice(this.namespace.length + 1);
       if (key.startsWith(`${this.namespace}/`) && !seen.has(name)) this.enqueue(name, 'apply');
     }
+    // Works already applied at their generation are not applied again; their drift watches start here.
+    this.syncDriftWatches();
     return resourceVersion;
   }
 
@@ -153,12 +163,7 @@ class WorkLoop {
         else this.works.set(name, obj as unknown as ManifestWork);
         // Our own status and finalizer writes come back as MODIFIED without a new generation: the spec is
         // what was applied, and drift in the cluster has watches of its own.
-        if (
-          type === 'MODIFIED' &&
-          !obj.metadata.deletionTimestamp &&
-          this.applied.get(name) === obj.metadata.generation
-        )
-          return;
+        if (type === 'MODIFIED' && this.upToDate(obj as unknown as ManifestWork)) return;
         this.enqueue(name, 'apply');
       },
     );
@@ -166,6 +171,19 @@ class WorkLoop {
     this.signal.addEventListener('abort', stop, { once: true });
     void handle.done.then(() => this.signal.removeEventListener('abort', stop));
     return handle;
+  }
+
+  /** Applied (or being applied) at this generation and not being deleted: nothing to apply. */
+  private upToDate(work: ManifestWork): boolean {
+    if (work.metadata.deletionTimestamp) return false;
+    const name = work.metadata.name ?? '';
+    const generation = work.metadata.generation;
+    if (this.applying.get(name) === generation) return true;
+    if (!this.applied.has(name)) {
+      const stored = this.loadStored(this.key(name));
+      if (stored?.generation !== undefined) this.applied.set(name, stored.generation);
+    }
+    return generation !== undefined && this.applied.get(name) === generation;
   }
 
   // ---- the queue ----
@@ -257,15 +275,34 @@ class WorkLoop {
       this.syncDriftWatches();
       return;
     }
-    const current = await this.ensureFinalizer(work);
-    const outcome = await applyWork(this.ctx.target, current, stored?.record);
+    this.applying.set(name, work.metadata.generation);
+    let outcome: Awaited<ReturnType<typeof applyWork>>;
+    let current: ManifestWork;
+    try {
+      current = await this.ensureFinalizer(work);
+      outcome = await applyWork(this.ctx.target, current, stored?.record);
+    } finally {
+      this.applying.delete(name);
+    }
+    this.log.info(
+      {
+        work: name,
+        generation: current.metadata.generation,
+        dryRun: outcome.dryRun || undefined,
+        actions: countActions(outcome.manifests),
+      },
+      'work applied',
+    );
     if (!outcome.dryRun) {
       // Only a fully successful apply settles the generation; a failed manifest is retried on any event.
-      if (outcome.manifests.every((m) => m.action !== 'failed') && outcome.pruneErrors.length === 0)
-        this.applied.set(name, current.metadata.generation);
+      const complete =
+        outcome.manifests.every((m) => m.action !== 'failed') && outcome.pruneErrors.length === 0;
+      if (complete) this.applied.set(name, current.metadata.generation);
       else this.applied.delete(name);
       const next: StoredWork = { record: outcome.record };
       if (current.spec.deleteOption) next.deleteOption = current.spec.deleteOption;
+      if (complete && current.metadata.generation !== undefined)
+        next.generation = current.metadata.generation;
       await this.saveStored(key, next);
     }
     await this.writeStatus(current, outcome.status);
@@ -362,12 +399,14 @@ class WorkLoop {
     this.driftWatches.set(key, placeholder);
     const run = async (): Promise<void> => {
       const backoff = new Backoff();
-      let version: string | undefined;
+      // From the oldest version our writes left these objects at: every change since then is replayed
+      // and judged, so nothing needs re-applying blindly (nor is anything missed) — on a start, too.
+      let version: string | undefined = this.oldestRecordedVersion(target);
       while (!stopped && !this.signal.aborted) {
         try {
           if (version === undefined) {
-            // Start from now; anything that happened before was either applied by us or is caught by
-            // re-applying every work that uses this target.
+            // No usable version (unknown or expired): start from now and re-apply every work that uses
+            // this target, which covers anything that happened before.
             const page = await this.ctx.target.list(ref, {
               limit: 1,
               ...(target.namespace ? { namespace: target.namespace } : {}),
@@ -394,12 +433,29 @@ class WorkLoop {
           backoff.reset();
         } catch (err) {
           if (stopped || this.signal.aborted) break;
+          // A version the cluster refuses (a rebuilt cluster's is "too large") must not be retried forever.
+          version = undefined;
           this.log.warn({ err: text(err), watch: key }, 'drift watch failed; retrying');
           await sleep(backoff.next(), this.signal);
         }
       }
     };
     this.loops.push(run());
+  }
+
+  /** The smallest resourceVersion the records hold for objects of `target`; undefined if any is unknown. */
+  private oldestRecordedVersion(target: WatchTarget): string | undefined {
+    let oldest: bigint | undefined;
+    for (const name of this.works.keys()) {
+      for (const r of this.loadStored(this.key(name))?.record.resources ?? []) {
+        if (r.group !== target.group || r.resource !== target.resource || r.namespace !== target.namespace)
+          continue;
+        if (!r.resourceVersion || !/^\d{1,30}$/.test(r.resourceVersion)) return undefined;
+        const v = BigInt(r.resourceVersion);
+        if (oldest === undefined || v < oldest) oldest = v;
+      }
+    }
+    return oldest?.toString();
   }
 
   private requeueUsers(target: WatchTarget): void {
@@ -436,4 +492,10 @@ function targetKey(t: WatchTarget): string {
 
 function text(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+function countActions(manifests: { action: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of manifests) counts[m.action] = (counts[m.action] ?? 0) + 1;
+  return counts;
 }

@@ -365,29 +365,70 @@ describe('agents', () => {
     });
   });
 
-  test('the hub goes away while clusters drift; after its restart agents converge', async () => {
+  test('the hub is away for a minute while the cluster drifts; after its restart the agent converges, each change applied once', async () => {
     const alpha = fleet.kubeconfig('c-0001');
+    const agent = agents.get('alpha')!;
     await eventually('the ConfigMap of the current work', async () =>
       (await kubectl('v35', alpha, ['get', 'configmap', 'settings'])).code === 0 ? true : undefined,
     );
     const port = new URL(hub.url).port;
     const dataDir = hub.dataDir;
     await hub.stop();
+    const outageStart = Date.now();
+    // Drift correction needs no hub: the agent watches its cluster and holds the applied record itself.
     await kubectlOk('v35', alpha, ['delete', 'configmap', 'settings']);
-    await new Promise((r) => setTimeout(r, 5_000));
+    await eventually(
+      'the ConfigMap restored while the hub is down',
+      async () =>
+        (await kubectl('v35', alpha, ['get', 'configmap', 'settings'])).code === 0 ? true : undefined,
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - outageStart))));
     hub = await startHubProcess({ dataDir, extraArgs: ['--listen', `127.0.0.1:${port}`] });
+    const logFrom = agent.output().length;
     await admin(
       ['apply', '-f', '-'],
-      work([configMap, { ...configMap, metadata: { name: 'extra', namespace: 'default' } }]),
+      // A kind the work did not have: its drift watch starts now, from the version of the apply.
+      work([
+        configMap,
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'extra', namespace: 'default' } },
+      ]),
     );
+    const generation = Number(
+      await admin(['-n', NS, 'get', 'manifestwork', 'app', '-o', 'jsonpath={.metadata.generation}']),
+    );
+    // The agent's backoff is capped at 30 s, so it is back within that after the hub.
     await eventually(
-      'both ConfigMaps',
+      'the ConfigMap, the ServiceAccount and the work Applied at its new generation',
       async () => {
         const a = await kubectl('v35', alpha, ['get', 'configmap', 'settings']);
-        const b = await kubectl('v35', alpha, ['get', 'configmap', 'extra']);
-        return a.code === 0 && b.code === 0 ? true : undefined;
+        const b = await kubectl('v35', alpha, ['get', 'serviceaccount', 'extra']);
+        const w = await getJson(['-n', NS, 'get', 'manifestwork', 'app']);
+        const applied = (
+          (w['status'] as { conditions?: { type: string; status: string; observedGeneration?: number }[] })
+            ?.conditions ?? []
+        ).find((c) => c.type === 'Applied');
+        return a.code === 0 &&
+          b.code === 0 &&
+          applied?.status === 'True' &&
+          applied.observedGeneration === generation
+          ? true
+          : undefined;
       },
       60_000,
+    );
+    // Let any duplicate show up before counting.
+    await new Promise((r) => setTimeout(r, 3_000));
+    const applies = agent
+      .output()
+      .slice(logFrom)
+      .split('\n')
+      .filter((line) => line.includes('"msg":"work applied"') && line.includes('"work":"app"'))
+      .map((line) => (JSON.parse(line) as { generation: number }).generation);
+    assert.equal(
+      applies.filter((g) => g === generation).length,
+      1,
+      `generation ${generation} applied once; applies seen: ${applies.join(', ')}\n${agent.output().slice(logFrom)}`,
     );
   });
 
