@@ -433,13 +433,13 @@ describe('agents', () => {
   });
 
   test('an idle agent process stays light', async (t) => {
-    // The issue's goal is < 64 MB; measured here 55 MiB after loading and 65–70 MiB after joining and
-    // applying (V8's young generation grows and stays). The bound guards against regressions.
+    // The issue's goal: < 64 MB idle. This agent has joined, applied works with a CRD, a Deployment and
+    // ConfigMaps, corrected drift and lived through a hub outage; measured about 53 MiB (56 MB).
     const alpha = agents.get('alpha')!;
     await new Promise((r) => setTimeout(r, 2_000));
     const rss = rssBytes(alpha.child.pid!);
     t.diagnostic(`agent RSS ${(rss / 2 ** 20).toFixed(1)} MiB`);
-    assert.ok(rss < 96 * 2 ** 20, `agent RSS ${(rss / 2 ** 20).toFixed(1)} MiB`);
+    assert.ok(rss < 64e6, `agent RSS ${(rss / 1e6).toFixed(1)} MB (goal < 64 MB)`);
   });
 
   test('a stopped agent: its Cluster goes Available=Unknown within the grace', async () => {
