@@ -8,7 +8,7 @@ import { Backoff, sleep } from './backoff.js';
 import type { AgentConfig } from './config.js';
 import { ClusterFactsCollector, hostFacts, type ClusterFacts, type HostFacts } from './facts.js';
 import { join, renew, renewalTime, type ConnectFn } from './join.js';
-import { renewIntervalMs, renewLease } from './lease.js';
+import { LeaseRenewer, renewIntervalMs } from './lease.js';
 import { leaseNamespace, reportStatus } from './report.js';
 import { AgentState, type AgentCredentials } from './state.js';
 
@@ -110,15 +110,16 @@ export async function startAgent(config: AgentConfig, deps: AgentDeps): Promise<
     holderIdentity: current.username,
     durationSeconds: config.leaseDurationSeconds,
   };
+  const lease = new LeaseRenewer(hubNow, leaseTarget);
   every(
     'lease',
     () => renewIntervalMs(config.leaseDurationSeconds),
-    () => renewLease(hub, leaseTarget),
+    () => lease.renew(),
   );
 
   // Facts are read every report interval but written only when the status would change (or every few
   // minutes, to move lastContactTime): liveness is the Lease's job, and a fleet's status writes add up.
-  const reportEveryMs = Math.min(30_000, Math.max(1000, config.leaseDurationSeconds * 1000));
+  const reportEveryMs = Math.min(60_000, Math.max(1000, config.leaseDurationSeconds * 1000));
   const collector = identity.role === 'cluster' ? new ClusterFactsCollector(deps.target!) : undefined;
   every(
     'report',

@@ -214,6 +214,17 @@ describe('discovery', () => {
     assert.ok(!versions.some((v) => v.includes('/status')));
   });
 
+  test('aggregated discovery (two requests) and the per-group-version documents list the same', async () => {
+    const c = newClient({ server: client.server, caPem: parseCa(), token: cluster.token });
+    const legacy = await (
+      c as unknown as { perGroupVersionApiVersions(): Promise<string[]> }
+    ).perGroupVersionApiVersions();
+    assert.ok(legacy.length > 40, String(legacy.length));
+    const opened = c.connectionsOpened;
+    assert.deepEqual(await c.apiVersions(), legacy);
+    assert.ok(c.connectionsOpened - opened <= 2);
+  });
+
   test('a kind served after its group version was cached is found by the refetch', async () => {
     await client.create(crds, crd('widgets', 'Widget'));
     assert.equal((await client.resourceFor('example.com/v1', 'Widget')).resource, 'widgets');

@@ -60,6 +60,9 @@ const REASONS: Record<number, string> = {
 
 type Query = Record<string, string | number | boolean | undefined>;
 
+/** Aggregated discovery (GA in Kubernetes 1.30): every group, version and resource in one answer. */
+const AGGREGATED_DISCOVERY = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+
 interface RequestSpec {
   method: string;
   /** Below the server URL's own path prefix, e.g. `/api/v1/namespaces/default/configmaps`. */
@@ -67,6 +70,8 @@ interface RequestSpec {
   query?: Query;
   body?: unknown;
   contentType?: string;
+  /** Accept header, when not plain JSON (aggregated discovery). */
+  accept?: string;
 }
 
 interface RawResponse {
@@ -330,6 +335,7 @@ export class KubeClient implements KubeClientApi {
       body ? (spec.contentType ?? 'application/json') : undefined,
       body ? body.length : undefined,
     );
+    if (spec.accept) headers['Accept'] = spec.accept;
     const options = this.requestOptions(
       spec.method,
       `${spec.path}${queryString(spec.query)}`,
@@ -472,6 +478,11 @@ export class KubeClient implements KubeClientApi {
   }
 
   async apiVersions(): Promise<string[]> {
+    return (await this.aggregatedApiVersions()) ?? this.perGroupVersionApiVersions();
+  }
+
+  /** The same list from the older discovery documents: a request per group version. */
+  private async perGroupVersionApiVersions(): Promise<string[]> {
     const [core, groups] = await Promise.all([
       this.call({ method: 'GET', path: '/api' }),
       this.call({ method: 'GET', path: '/apis' }),
@@ -502,6 +513,38 @@ export class KubeClient implements KubeClientApi {
       }
       for (const r of refs) out.add(`${gv}/${r.kind}`);
     });
+    return [...out].sort();
+  }
+
+  /**
+   * Every group version and kind from aggregated discovery (two requests, as kubectl reads it), or
+   * undefined when the server answers in the older form and each group version must be read alone.
+   */
+  private async aggregatedApiVersions(): Promise<string[] | undefined> {
+    const accept = `${AGGREGATED_DISCOVERY};q=1.0, application/json;q=0.9`;
+    const answers = await Promise.all([
+      this.call({ method: 'GET', path: '/api', accept }),
+      this.call({ method: 'GET', path: '/apis', accept }),
+    ]);
+    const out = new Set<string>();
+    for (const answer of answers) {
+      if (!isRecord(answer) || answer['kind'] !== 'APIGroupDiscoveryList' || !Array.isArray(answer['items']))
+        return undefined;
+      for (const group of answer['items'] as unknown[]) {
+        if (!isRecord(group) || !Array.isArray(group['versions'])) continue;
+        const name = isRecord(group['metadata']) ? group['metadata']['name'] : undefined;
+        const groupName = typeof name === 'string' ? name : '';
+        for (const v of group['versions'] as unknown[]) {
+          if (!isRecord(v) || typeof v['version'] !== 'string') continue;
+          const gv = groupName ? `${groupName}/${v['version']}` : v['version'];
+          out.add(gv);
+          for (const r of Array.isArray(v['resources']) ? (v['resources'] as unknown[]) : []) {
+            const kind = isRecord(r) && isRecord(r['responseKind']) ? r['responseKind']['kind'] : undefined;
+            if (typeof kind === 'string' && kind) out.add(`${gv}/${kind}`);
+          }
+        }
+      }
+    }
     return [...out].sort();
   }
 
