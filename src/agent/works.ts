@@ -1,7 +1,7 @@
 // The cluster agent's ManifestWork loop: an informer over its own works on the hub (list, then watch from
 // the last resourceVersion, relist on 410), a keyed queue, and watches on what it applied to correct drift.
 import type { Logger } from 'pino';
-import { LABEL_CLUSTER, WORK_GROUP } from '../fleet/names.js';
+import { LABEL_CLUSTER, WORK_CLEANUP_FINALIZER, WORK_GROUP } from '../fleet/names.js';
 import { KubeApiError, type ResourceRef, type WatchEventType, type WatchHandle } from '../kube/types.js';
 import type { KubeObject } from '../store/types.js';
 import type { WorkLoopContext } from './agent.js';
@@ -19,8 +19,8 @@ export const WORK_REF: ResourceRef = {
   namespaced: true,
 };
 
-/** Held on every work the agent has applied, so a deleted work waits until its resources are cleaned up. */
-export const CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
+/** Held on every work (the hub adds it at creation), so a deleted work waits until its resources are cleaned up. */
+export const CLEANUP_FINALIZER = WORK_CLEANUP_FINALIZER;
 
 /** What the state dir keeps per work: the applied record and how to delete it if the work vanishes. */
 interface StoredWork {

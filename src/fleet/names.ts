@@ -22,6 +22,11 @@ export const RESOURCES = {
 
 /** Names a ManifestWork's cluster (required, immutable); the work lives in that cluster's namespace. */
 export const LABEL_CLUSTER = 'fleethub.io/cluster';
+/**
+ * On every ManifestWork from its creation (the hub adds it): a deleted work waits until its cluster's
+ * agent has removed what it applied — or until the hub finds no agent will (controllers/work-release).
+ */
+export const WORK_CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
 /** Stamped by the hub on every Cluster write. */
 export const LABEL_TENANT = 'fleethub.io/tenant';
 export const LABEL_CAPI_CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';

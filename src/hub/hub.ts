@@ -13,6 +13,7 @@ import { pino, type Logger as PinoLogger } from 'pino';
 import { ApiServer } from '../apiserver/server.js';
 import { namespaceController } from '../controllers/namespace/namespace.controller.js';
 import { agentHealthController } from '../controllers/agent-health/agent-health.controller.js';
+import { workReleaseController } from '../controllers/work-release/work-release.controller.js';
 import { csrController } from '../controllers/csr/csr.controller.js';
 import { clusterJoinController, hostJoinController } from '../controllers/join/join.controller.js';
 import { AgentAuthorizer, WorkClusterIndex } from '../security/agent-authorizer.js';
@@ -268,6 +269,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
     }),
   );
   manager.add(agentHealthController({ store, ...workers }));
+  manager.add(workReleaseController({ store, ...workers }));
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the

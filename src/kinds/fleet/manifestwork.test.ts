@@ -97,6 +97,8 @@ test('a ManifestWork in OCM shape is accepted with its manifests kept exactly as
   assert.equal(created.status, 201, JSON.stringify(created.body));
   assert.deepEqual(created.body.spec, spec);
   assert.equal(created.headers.get('warning'), null);
+  // The hub adds the agent's cleanup finalizer at creation (the agent need not write it before applying).
+  assert.deepEqual((created.body.metadata as Json).finalizers, ['fleethub.io/agent-cleanup']);
 });
 
 test('the fleethub.io/cluster label is required and cannot change', async () => {

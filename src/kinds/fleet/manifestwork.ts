@@ -7,6 +7,7 @@ import {
   ANNOTATION_DRY_RUN,
   LABEL_CLUSTER,
   WORK_API_VERSION,
+  WORK_CLEANUP_FINALIZER,
   WORK_GROUP,
 } from '../../fleet/names.js';
 import type { KubeObject } from '../../store/types.js';
@@ -286,4 +287,13 @@ export const ManifestWork: KindDefinition = {
     AGE,
   ],
   validate: validateManifestWork,
+  // The cleanup finalizer from the start: the agent then applies a new work without writing it first
+  // (a thousand works are a thousand writes fewer), and a work deleted before its agent saw it still
+  // waits for the agent — or for the hub to find there is none (controllers/work-release).
+  admit(obj, { operation }) {
+    if (operation !== 'create') return;
+    const finalizers = obj.metadata.finalizers ?? [];
+    if (!finalizers.includes(WORK_CLEANUP_FINALIZER))
+      obj.metadata.finalizers = [...finalizers, WORK_CLEANUP_FINALIZER];
+  },
 };
