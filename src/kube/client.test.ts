@@ -4,15 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { DEFAULT_SIM_VERSION, SimCluster } from '../sim/cluster.js';
 import { SimServer } from '../sim/server.js';
-import { ephemeralPki, tlsServerOptions } from '../security/pki.js';
 import type { KubeObject } from '../store/types.js';
 import { KubeClient } from './client.js';
 import { parseKubeconfig } from './kubeconfig.js';
@@ -615,47 +612,51 @@ describe('watch', () => {
 });
 
 describe('connections', () => {
-  test('sequential requests reuse one keep-alive connection; watches do not take it', async () => {
+  test('a watch takes an idle kept-alive connection and gives it back; requests keep their own', async () => {
     const c = newClient({ server: client.server, caPem: parseCa(), token: cluster.token });
     const rv = (await c.list(configMaps, { namespace: NS })).resourceVersion;
     assert.equal(c.connectionsOpened, 1);
+    // The idle connection of the list serves the watch: no new connection, no TLS handshake.
     const watch = c.watch(configMaps, { namespace: NS, resourceVersion: rv }, () => undefined);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(c.connectionsOpened, 1);
     for (let i = 0; i < 5; i++) {
       await c.get(configMaps, NS, 'applied');
       // Let the agent take the socket back before the next request.
       await new Promise((r) => setImmediate(r));
     }
     await c.serverVersion();
-    // One for the requests, one for the watch.
+    // The watch holds the first; the requests share a second.
     assert.equal(c.connectionsOpened, 2);
     watch.stop();
     assert.equal((await watch.done).reason, 'closed');
-    // Concurrent requests open more connections, bounded by maxSockets.
+    // Concurrent requests open more connections, bounded by maxSockets (the stopped watch's is gone).
     await Promise.all(Array.from({ length: 40 }, () => c.get(configMaps, NS, 'applied')));
     assert.ok(c.connectionsOpened <= 2 + 16, String(c.connectionsOpened));
+    // While watches run, ordinary requests still get all of their connections.
+    const watches = Array.from({ length: 20 }, () =>
+      c.watch(configMaps, { namespace: NS, resourceVersion: rv }, () => undefined),
+    );
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 16 }, () => c.get(configMaps, NS, 'applied')));
+    assert.ok(Date.now() - started < 2000, 'requests were not queued behind the watches');
+    for (const w of watches) w.stop();
+    await Promise.all(watches.map((w) => w.done));
   });
 
-  test('a watch resumes the TLS session of the client’s requests instead of a full handshake', async () => {
-    const pki = await ephemeralPki();
-    const resumed: boolean[] = [];
-    const server = createHttpsServer(tlsServerOptions(pki), (req, res) => {
-      if (req.url?.includes('watch=1')) {
-        resumed.push((req.socket as TLSSocket).isSessionReused());
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end();
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items: [] }));
-    });
-    extraServers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const c = newClient({ server: url, caPem: pki.ca.certPem });
-    await c.list(configMaps, { namespace: NS });
-    for (let i = 0; i < 2; i++) {
-      const watch = c.watch(configMaps, { namespace: NS, resourceVersion: '1' }, () => undefined);
+  test('a watch the server ends cleanly hands its connection back to the pool', async () => {
+    const c = newClient({ server: client.server, caPem: parseCa(), token: cluster.token });
+    const rv = (await c.list(configMaps, { namespace: NS })).resourceVersion;
+    for (let i = 0; i < 3; i++) {
+      const watch = c.watch(
+        configMaps,
+        { namespace: NS, resourceVersion: rv, timeoutSeconds: 1 },
+        () => undefined,
+      );
       assert.equal((await watch.done).reason, 'closed');
+      await new Promise((r) => setImmediate(r));
     }
-    assert.deepEqual(resumed, [true, true]);
+    await c.get(configMaps, NS, 'applied');
+    assert.equal(c.connectionsOpened, 1);
   });
 });

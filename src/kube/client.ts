@@ -209,23 +209,16 @@ export class KubeClient implements KubeClientApi {
   private readonly prefix: string;
   private readonly secure: boolean;
   private readonly timeoutMs: number;
-  /** Connection pool of ordinary requests: kept alive and reused. */
-  private readonly agent: http.Agent;
   /**
-   * Watches hold their connection for minutes, so they get their own agent: with the pool's maxSockets,
-   * a handful of watches would otherwise queue every ordinary request behind them. Watch connections are
-   * not kept alive (a watch's end is often the connection's), and their number is bounded by the caller's
-   * watches, not by maxSockets.
+   * The connection pool, kept alive, for requests and watches alike. A watch holds its connection for
+   * minutes, so each running watch raises the pool's limit by one: ordinary requests keep MAX_SOCKETS
+   * connections however many watches run. A watch starts on an idle connection when there is one (no
+   * new TLS handshake: a thousand agents starting drift watches at once would otherwise be a thousand
+   * handshakes), and a watch the server ends cleanly hands its connection back.
    */
-  private readonly watchAgent: http.Agent;
+  private readonly agent: http.Agent;
   private readonly watches = new Set<RunningWatch>();
   private readonly seenSockets = new WeakSet<object>();
-  /**
-   * The newest TLS session of this client's connections. Watches start on fresh connections (their own
-   * agent); resuming this session spares the server a full handshake and this side the certificate
-   * checks — a thousand agents starting drift watches at once is a thousand handshakes otherwise.
-   */
-  private tlsSession: Buffer | undefined;
   private opened = 0;
   private closed = false;
   /** Discovery: each groupVersion's served resources (top-level ones only). */
@@ -261,10 +254,8 @@ export class KubeClient implements KubeClientApi {
         maxSockets: MAX_SOCKETS,
         scheduling: 'lifo',
       });
-      this.watchAgent = new https.Agent({ ...tlsOptions, keepAlive: false });
     } else {
       this.agent = new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, scheduling: 'lifo' });
-      this.watchAgent = new http.Agent({ keepAlive: false });
     }
   }
 
@@ -320,7 +311,6 @@ export class KubeClient implements KubeClientApi {
       if (!this.seenSockets.has(socket)) {
         this.seenSockets.add(socket);
         this.opened++;
-        if (this.secure) socket.on('session', (session: Buffer) => (this.tlsSession = session));
       }
     });
     return req;
@@ -688,12 +678,15 @@ export class KubeClient implements KubeClientApi {
     const done = new Promise<WatchEnd>((resolve) => (resolveDone = resolve));
     let ended = false;
     const running: RunningWatch = { stop: () => finish({ reason: 'closed' }) };
+    this.agent.maxSockets += 1;
     // Called only from events of `req`, declared below, or by stop(), after this method returned.
-    const finish = (end: WatchEnd): void => {
+    // `clean`: the server ended the stream properly, so its connection may serve again.
+    const finish = (end: WatchEnd, clean = false): void => {
       if (ended) return;
       ended = true;
       this.watches.delete(running);
-      req.destroy();
+      this.agent.maxSockets -= 1;
+      if (!clean) req.destroy();
       resolveDone(end);
     };
     this.watches.add(running);
@@ -706,13 +699,7 @@ export class KubeClient implements KubeClientApi {
       labelSelector: options.labelSelector || undefined,
       fieldSelector: options.fieldSelector || undefined,
     });
-    const requestOptions: https.RequestOptions & Pick<tls.ConnectionOptions, 'session'> = this.requestOptions(
-      'GET',
-      `${path}${query}`,
-      this.headers(),
-      this.watchAgent,
-    );
-    if (this.tlsSession) requestOptions.session = this.tlsSession;
+    const requestOptions = this.requestOptions('GET', `${path}${query}`, this.headers(), this.agent);
 
     /** One line of the stream: an event, or an ERROR carrying a Status. */
     const onLine = (line: string): void => {
@@ -748,7 +735,36 @@ export class KubeClient implements KubeClientApi {
       }
     };
 
-    const req = this.startRequest(requestOptions, (res) => {
+    const start = (retried: boolean): http.ClientRequest => {
+      let answered = false;
+      const request = this.startRequest(requestOptions, (res) => {
+        answered = true;
+        onResponse(res);
+      });
+      request.on('error', (e: NodeJS.ErrnoException) => {
+        // A kept-alive connection the server closed while idle fails at once on reuse: start once more.
+        if (
+          !ended &&
+          !retried &&
+          !answered &&
+          request.reusedSocket &&
+          (e.code === 'ECONNRESET' || e.code === 'EPIPE')
+        ) {
+          req = start(true);
+          return;
+        }
+        finish({
+          reason: 'error',
+          error: new Error(`${what}: cannot reach the Kubernetes API server ${this.server}: ${e.message}`, {
+            cause: e,
+          }),
+        });
+      });
+      request.end();
+      return request;
+    };
+
+    const onResponse = (res: http.IncomingMessage): void => {
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
         const chunks: Buffer[] = [];
@@ -756,7 +772,7 @@ export class KubeClient implements KubeClientApi {
         res.on('error', () => undefined);
         res.on('end', () => {
           const error = apiError(status, res.statusMessage ?? '', Buffer.concat(chunks), what);
-          finish(error.code === 410 ? { reason: 'expired', error } : { reason: 'error', error });
+          finish(error.code === 410 ? { reason: 'expired', error } : { reason: 'error', error }, true);
         });
         return;
       }
@@ -776,22 +792,14 @@ export class KubeClient implements KubeClientApi {
         const last = pending.trim();
         pending = '';
         if (last && !ended) onLine(last);
-        finish({ reason: 'closed' });
+        finish({ reason: 'closed' }, res.complete);
       });
       // A stream cut after it started (the server restarting, a proxy's idle timeout) is an ordinary end
       // of a watch, as in client-go: the caller watches again from its last version.
       res.on('error', () => finish({ reason: 'closed' }));
       res.on('close', () => finish({ reason: 'closed' }));
-    });
-    req.on('error', (e) =>
-      finish({
-        reason: 'error',
-        error: new Error(`${what}: cannot reach the Kubernetes API server ${this.server}: ${e.message}`, {
-          cause: e,
-        }),
-      }),
-    );
-    req.end();
+    };
+    let req = start(false);
     return { stop: running.stop, done };
   }
 
@@ -799,6 +807,5 @@ export class KubeClient implements KubeClientApi {
     this.closed = true;
     for (const w of [...this.watches]) w.stop();
     this.agent.destroy();
-    this.watchAgent.destroy();
   }
 }

@@ -325,6 +325,32 @@ describe('agents', () => {
     }
     await kubectlOk('v35', asBeta, ['-n', NS, 'get', 'manifestworks', '-l', 'fleethub.io/cluster=beta']);
     await kubectlOk('v35', asBeta, ['-n', NS, 'get', 'cluster', 'beta']);
+    // Its own work: the status and the cleanup finalizer are the agent's to write, the spec is not.
+    await admin(
+      ['apply', '-f', '-'],
+      work([configMap]).replace('"alpha"', '"beta"').replace('"app"', '"beta-app"'),
+    );
+    const rewrite = await kubectl('v35', asBeta, [
+      '-n',
+      NS,
+      'patch',
+      'manifestwork',
+      'beta-app',
+      '--type=merge',
+      '-p',
+      '{"spec":{"workload":{"manifests":[]}}}',
+    ]);
+    assert.notEqual(rewrite.code, 0);
+    assert.match(
+      rewrite.stderr,
+      /an agent may change only the status and the fleethub.io\/agent-cleanup finalizer of a ManifestWork, not spec/,
+    );
+    await eventually('beta’s work Applied by its agent', async () =>
+      condition(await getJson(['-n', NS, 'get', 'manifestwork', 'beta-app']), 'Applied') === 'True'
+        ? true
+        : undefined,
+    );
+    await admin(['-n', NS, 'delete', 'manifestwork', 'beta-app', '--wait=true', '--timeout=20s']);
   });
 
   test('bad, reused and mismatched join tokens: clear errors, no Cluster created', async () => {

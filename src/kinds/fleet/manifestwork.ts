@@ -11,7 +11,9 @@ import {
   WORK_GROUP,
 } from '../../fleet/names.js';
 import type { KubeObject } from '../../store/types.js';
-import type { StatusCause } from '../../util/errors.js';
+import { errors, type StatusCause } from '../../util/errors.js';
+import { stableStringify } from '../../util/json-text.js';
+import { isAgentSubject } from '../../security/bootstrap.js';
 import { AGE, at, isObj, list, str } from '../builtin/kube-helpers.js';
 import { closed, kindSchema } from '../meta.js';
 import type { KindDefinition } from '../types.js';
@@ -240,6 +242,32 @@ function validateManifestWork(obj: KubeObject, old?: KubeObject): StatusCause[] 
   return causes;
 }
 
+/**
+ * An agent writes its works' status (a subresource) and the cleanup finalizer, nothing else: like the
+ * NodeRestriction admission plugin for kubelets, a compromised agent cannot rewrite what it is told to
+ * apply, nor relabel a work (the authorizer already keeps it to works labelled for its cluster).
+ */
+function restrictAgentUpdate(obj: KubeObject, old: KubeObject): void {
+  // Written against an older version: the store answers 409 Conflict, which says more than this would.
+  if (obj.metadata.resourceVersion && obj.metadata.resourceVersion !== old.metadata.resourceVersion) return;
+  const changed: string[] = [];
+  if (stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null)) changed.push('spec');
+  if (stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {}))
+    changed.push('metadata.labels');
+  if (stableStringify(obj.metadata.annotations ?? {}) !== stableStringify(old.metadata.annotations ?? {}))
+    changed.push('metadata.annotations');
+  const had = new Set(old.metadata.finalizers ?? []);
+  for (const f of obj.metadata.finalizers ?? [])
+    if (!had.has(f) && f !== WORK_CLEANUP_FINALIZER) changed.push(`metadata.finalizers (${f})`);
+  if (changed.length > 0)
+    throw errors.forbidden(
+      `an agent may change only the status and the ${WORK_CLEANUP_FINALIZER} finalizer of a ManifestWork, not ${changed.join(', ')}`,
+      'manifestworks',
+      WORK_GROUP,
+      old.metadata.name,
+    );
+}
+
 export const ManifestWork: KindDefinition = {
   group: WORK_GROUP,
   version: 'v1',
@@ -290,8 +318,11 @@ export const ManifestWork: KindDefinition = {
   // The cleanup finalizer from the start: the agent then applies a new work without writing it first
   // (a thousand works are a thousand writes fewer), and a work deleted before its agent saw it still
   // waits for the agent — or for the hub to find there is none (controllers/work-release).
-  admit(obj, { operation }) {
-    if (operation !== 'create') return;
+  admit(obj, { operation, user, old }) {
+    if (operation === 'update') {
+      if (old && isAgentSubject(user)) restrictAgentUpdate(obj, old);
+      return;
+    }
     const finalizers = obj.metadata.finalizers ?? [];
     if (!finalizers.includes(WORK_CLEANUP_FINALIZER))
       obj.metadata.finalizers = [...finalizers, WORK_CLEANUP_FINALIZER];
