@@ -237,5 +237,14 @@ describe('agents joining a real hub', () => {
     // A bootstrap token cannot read other CSRs or anything else.
     const list = await call(boot, 'GET', CSRS);
     assert.equal(list.status, 403);
+    // The denial is audited: who asked, for what, and why not (audit events are written in batches).
+    const denial = await waitFor(async () => {
+      const events = await call(admin, 'GET', `${FLEET}/auditevents`);
+      const items = (events.body['items'] ?? []) as {
+        spec: { verb: string; name?: string; annotations?: Record<string, string> };
+      }[];
+      return items.find((e) => e.spec.verb === 'deny' && e.spec.name === name);
+    }, 'the audited denial of the CSR');
+    assert.equal(denial.spec.annotations?.['certificates.fleethub.io/reason'], 'IdentityMismatch');
   });
 });
