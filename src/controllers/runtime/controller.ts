@@ -12,14 +12,18 @@ import {
   isTerminalError,
   parseRequestKey,
   requestKey,
+  type CacheReader,
   type ReconcileContext,
   type ReconcileRequest,
   type Reconciler,
 } from './reconcile.js';
 import { WorkQueue, type DefaultRateLimiterOptions } from './workqueue.js';
 
-/** Which objects to reconcile when `obj` changes. */
-export type MapFunc = (obj: KubeObject) => ReconcileRequest[];
+/**
+ * Which objects to reconcile when `obj` changes. `cache` reads the informer caches (as controller-runtime's
+ * map functions get a client): a Cluster's change maps to the profiles that may select it.
+ */
+export type MapFunc = (obj: KubeObject, cache: CacheReader) => ReconcileRequest[];
 
 /** Whether an event is worth a reconcile; `old` is set for updates. */
 export type EventPredicate = (obj: KubeObject, old?: KubeObject) => boolean;
@@ -220,7 +224,7 @@ export class Controller {
 
   private subscribe(informers: InformerSet, spec: WatchSpec, queue: WorkQueue): () => void {
     const enqueue = (objs: KubeObject[]): void => {
-      for (const obj of objs) for (const req of spec.map(obj)) queue.add(requestKey(req));
+      for (const obj of objs) for (const req of spec.map(obj, informers)) queue.add(requestKey(req));
     };
     const passes = (obj: KubeObject, old?: KubeObject): boolean =>
       !spec.predicate || spec.predicate(obj, old);
