@@ -14,6 +14,9 @@ import { ApiServer } from '../apiserver/server.js';
 import { namespaceController } from '../controllers/namespace/namespace.controller.js';
 import { agentHealthController } from '../controllers/agent-health/agent-health.controller.js';
 import { workReleaseController } from '../controllers/work-release/work-release.controller.js';
+import { addonProfileController } from '../controllers/addon-profile/addon-profile.controller.js';
+import { addonSummaryController } from '../controllers/addon-summary/addon-summary.controller.js';
+import { RemoteContentCache } from '../addons/remote/index.js';
 import { csrController } from '../controllers/csr/csr.controller.js';
 import { clusterJoinController, hostJoinController } from '../controllers/join/join.controller.js';
 import { AgentAuthorizer, WorkClusterIndex } from '../security/agent-authorizer.js';
@@ -270,6 +273,12 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   );
   manager.add(agentHealthController({ store, ...workers }));
   manager.add(workReleaseController({ store, ...workers }));
+  // Add-on delivery (Sveltos's API): profiles → ClusterSummaries → ManifestWorks. remoteURL bodies are
+  // fetched once per interval for the whole fleet.
+  manager.add(addonProfileController({ store, ...workers }));
+  manager.add(
+    addonSummaryController({ store, remote: new RemoteContentCache(), kinds: builtinKinds, ...workers }),
+  );
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the

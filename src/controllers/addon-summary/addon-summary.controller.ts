@@ -437,7 +437,7 @@ function deployedGvks(manifests: JsonObject[]): string[] {
 }
 
 /** Summaries that read this ConfigMap or Secret through a policyRef. */
-function summariesReferencing(resourceKind: 'ConfigMap' | 'Secret') {
+function summariesReferencing(resourceKind: 'ConfigMap') {
   return (obj: KubeObject, cache: CacheReader): ReconcileRequest[] => {
     const ns = obj.metadata.namespace ?? '';
     const name = obj.metadata.name ?? '';
@@ -491,6 +491,8 @@ export function addonSummaryController(options: AddonSummaryControllerOptions): 
     .for(SVELTOS_RESOURCES.clusterSummaries)
     .watches(RESOURCES.manifestWorks, summaryOfWork)
     .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
-    .watches('configmaps', summariesReferencing('ConfigMap'))
-    .watches(RESOURCES.secrets, summariesReferencing('Secret'));
+    // Not Secrets: an informer would hold every tenant's Secret decrypted in memory. A change of a
+    // content Secret reaches clusters with the next change of the profile or cluster (to do: a
+    // type-filtered watch of addons.projectsveltos.io/cluster-profile Secrets).
+    .watches('configmaps', summariesReferencing('ConfigMap'));
 }
