@@ -408,8 +408,14 @@ export class AddonSummaryReconciler implements Reconciler {
   }
 }
 
+/** Sveltos keeps feature hashes as bytes (base64 in JSON): the digest of `sha256:<hex>`. */
+function hashBytes(hash: string): string {
+  return Buffer.from(hash.replace(/^sha256:/, ''), 'hex').toString('base64');
+}
+
 /** Provisioned once the agent applied the work's current generation; its failure, verbatim, otherwise. */
-function featureFromWork(work: KubeObject, hash: string): FeatureSummary {
+function featureFromWork(work: KubeObject, renderedHash: string): FeatureSummary {
+  const hash = hashBytes(renderedHash);
   const applied = findCondition(conditionsOf(work), 'Applied');
   const current = applied && applied.observedGeneration === work.metadata.generation;
   if (current && applied.status === 'True')
@@ -483,16 +489,18 @@ export type AddonSummaryControllerOptions = Omit<ControllerOptions, 'name' | 're
   AddonSummaryOptions;
 
 export function addonSummaryController(options: AddonSummaryControllerOptions): Controller {
-  return new Controller({
-    ...options,
-    name: 'addon-summary',
-    reconciler: new AddonSummaryReconciler(options),
-  })
-    .for(SVELTOS_RESOURCES.clusterSummaries)
-    .watches(RESOURCES.manifestWorks, summaryOfWork)
-    .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
-    // Not Secrets: an informer would hold every tenant's Secret decrypted in memory. A change of a
-    // content Secret reaches clusters with the next change of the profile or cluster (to do: a
-    // type-filtered watch of addons.projectsveltos.io/cluster-profile Secrets).
-    .watches('configmaps', summariesReferencing('ConfigMap'));
+  return (
+    new Controller({
+      ...options,
+      name: 'addon-summary',
+      reconciler: new AddonSummaryReconciler(options),
+    })
+      .for(SVELTOS_RESOURCES.clusterSummaries)
+      .watches(RESOURCES.manifestWorks, summaryOfWork)
+      .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
+      // Not Secrets: an informer would hold every tenant's Secret decrypted in memory. A change of a
+      // content Secret reaches clusters with the next change of the profile or cluster (to do: a
+      // type-filtered watch of addons.projectsveltos.io/cluster-profile Secrets).
+      .watches('configmaps', summariesReferencing('ConfigMap'))
+  );
 }

@@ -1,6 +1,7 @@
 // The kinds the hub serves, in discovery order, and the larger set a simulated cluster serves.
 import type { KindDefinition } from '../types.js';
 import { fleetKinds } from '../fleet/index.js';
+import { sveltosKinds } from '../sveltos/index.js';
 import { ConfigMap, Event, Namespace, Secret, ServiceAccount } from './core.js';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './rbac.js';
 import { Lease } from './coordination.js';
@@ -35,8 +36,11 @@ export const coreHubKinds: readonly KindDefinition[] = [
   AuditEvent,
 ];
 
-/** What the hub serves: the core kinds and the fleet API (clusters, hosts, joins, ManifestWork, CSRs). */
-export const builtinKinds: readonly KindDefinition[] = [...coreHubKinds, ...fleetKinds];
+/**
+ * What the hub serves: the core kinds, the fleet API (clusters, hosts, joins, ManifestWork, CSRs) and
+ * Sveltos's add-on API (profiles, cluster summaries and reports).
+ */
+export const builtinKinds: readonly KindDefinition[] = [...coreHubKinds, ...fleetKinds, ...sveltosKinds];
 
 /**
  * What a simulated cluster serves: the hub's core kinds (not the fleet API: real clusters do not have

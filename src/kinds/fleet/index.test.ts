@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { builtinKinds, clusterKinds, coreHubKinds } from '../builtin/index.js';
 import { KindRegistry } from '../registry.js';
 import { fleetKinds } from './index.js';
+import { sveltosKinds } from '../sveltos/index.js';
 import { startApi, type Json, type TestApi } from './test-support.js';
 
 let api: TestApi;
@@ -15,7 +16,7 @@ after(async () => {
 });
 
 test('the hub serves the fleet kinds; a simulated cluster serves none of them', () => {
-  assert.deepEqual(builtinKinds, [...coreHubKinds, ...fleetKinds]);
+  assert.deepEqual(builtinKinds, [...coreHubKinds, ...fleetKinds, ...sveltosKinds]);
   assert.equal(new KindRegistry(builtinKinds).all().length, builtinKinds.length);
   // The fleet API lives on the hub only (AuditEvent, in the same group, is every server's audit log).
   assert.deepEqual(
