@@ -27,6 +27,11 @@ export const LABEL_CLUSTER = 'fleethub.io/cluster';
  * agent has removed what it applied — or until the hub finds no agent will (controllers/work-release).
  */
 export const WORK_CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
+/**
+ * Names the ClusterSummary a ManifestWork was generated for. Such works are the add-on controllers' alone:
+ * through the API only their cluster's agent may write them (status, cleanup finalizer).
+ */
+export const LABEL_CLUSTER_SUMMARY = 'fleethub.io/cluster-summary';
 /** Stamped by the hub on every Cluster write. */
 export const LABEL_TENANT = 'fleethub.io/tenant';
 export const LABEL_CAPI_CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';

@@ -62,6 +62,12 @@ export interface KindDefinition {
    * requester). It sees the body as sent, before schema checks: read fields defensively.
    */
   admit?(obj: KubeObject, request: AdmissionRequest): void;
+  /**
+   * Validating admission that may refuse any write through the API — create, update of the main resource
+   * or a subresource, delete — by throwing an ApiError: e.g. objects only the hub's controllers (which
+   * write through the store) may change.
+   */
+  guard?(request: GuardRequest): void;
   /** Semantic checks beyond the schema; `old` is set on update. */
   validate?(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** Stored encrypted at rest (Secrets). */
@@ -80,6 +86,17 @@ export interface KindDefinition {
   /** Subresources answered by custom handlers, e.g. serviceaccounts/token (TokenRequest). */
   extraSubresources?: ExtraSubresource[];
   description?: string;
+}
+
+/** What a kind's `guard` hook judges. */
+export interface GuardRequest {
+  operation: 'create' | 'update' | 'delete';
+  subresource?: string;
+  user: UserInfo;
+  /** The stored object (update, delete). */
+  old?: KubeObject;
+  /** The object as it would be stored (create, update). */
+  obj?: KubeObject;
 }
 
 /** What a kind's `admit` hook learns about the write. */

@@ -143,6 +143,7 @@ function prepareCreate(
   // A kind with a status subresource takes no status on create; its defaults set the initial one.
   if (ctx.def.subresources?.status) delete obj.status;
   ctx.def.admit?.(obj, { operation: 'create', user: ctx.user });
+  ctx.def.guard?.({ operation: 'create', user: ctx.user, obj });
   const outcome = validateObject(ctx.def, obj, parseFieldValidation(ctx.query.get('fieldValidation')));
   ctx.warnings.push(...outcome.warnings);
   ctx.def.defaults?.(obj);
@@ -179,6 +180,13 @@ async function storeUpdate(
   bindNamespace(next, ctx.def, namespaceOf(ctx));
   // Mutating admission sees writes of the main resource only (PUT, patch, apply), as kube's does for specs.
   if (!subresource) ctx.def.admit?.(next, { operation: 'update', user: ctx.user, old: live });
+  ctx.def.guard?.({
+    operation: 'update',
+    user: ctx.user,
+    old: live,
+    obj: next,
+    ...(ctx.info.subresource ? { subresource: ctx.info.subresource } : {}),
+  });
   const outcome = validateObject(ctx.def, next, parseFieldValidation(ctx.query.get('fieldValidation')), live);
   if (live.metadata.deletionTimestamp) {
     // An object on its way out may lose finalizers, never gain them (it could then never go).
@@ -342,6 +350,11 @@ export async function deleteObject(deps: CrudDeps, ctx: RequestContext): Promise
   const namespace = namespaceOf(ctx);
   const deleteOptions: Parameters<Store['delete']>[3] = { dryRun };
   if (preconditions) deleteOptions.preconditions = preconditions;
+  if (ctx.def.guard) {
+    const live = await deps.store.get(ctx.resource, namespace, ctx.info.name);
+    if (!live) throw errors.notFound(ctx.def.plural, ctx.def.group, ctx.info.name);
+    ctx.def.guard({ operation: 'delete', user: ctx.user, old: live });
+  }
   if (ctx.def.kind === 'Namespace' && ctx.def.group === '') {
     const ns = await deps.store.get(ctx.resource, '', ctx.info.name);
     if (!ns) throw errors.notFound(ctx.def.plural, ctx.def.group, ctx.info.name);
@@ -401,6 +414,8 @@ export async function deleteCollection(deps: CrudDeps, ctx: RequestContext): Pro
   const dryRun = isDryRun(ctx.query);
   const { items, resourceVersion } = await listMatching(deps.store, ctx);
   const deleted: KubeObject[] = [];
+  // All or nothing: one object the guard refuses stops the collection before anything is deleted.
+  for (const item of items) ctx.def.guard?.({ operation: 'delete', user: ctx.user, old: item });
   for (const item of items) {
     try {
       const result = await deps.store.delete(

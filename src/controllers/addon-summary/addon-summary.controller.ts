@@ -27,6 +27,7 @@ import {
   ANNOTATION_DRIFT_CORRECTION,
   ANNOTATION_DRY_RUN,
   LABEL_CLUSTER,
+  LABEL_CLUSTER_SUMMARY,
   RESOURCES,
   WORK_API_VERSION,
   WORK_CLEANUP_FINALIZER,
@@ -48,8 +49,6 @@ import type {
 } from '../runtime/reconcile.js';
 import { retryOnConflict } from '../runtime/retry.js';
 
-/** Names the ClusterSummary a generated ManifestWork belongs to. */
-export const LABEL_CLUSTER_SUMMARY = 'fleethub.io/cluster-summary';
 const FEATURE = 'Resources';
 /** How soon a summary whose remote content could not be fetched is tried again. */
 const RETRY_FAILED_MS = 30_000;

@@ -16,7 +16,11 @@ import { sveltosKinds } from './index.js';
 
 let api: TestApi;
 before(async () => {
-  api = await startApi(builtinKinds);
+  // Through the hub's API only the hub writes these (generated.test.ts); their schema and columns are
+  // tested here with that guard lifted.
+  api = await startApi(
+    builtinKinds.map((k) => (k.group === 'config.projectsveltos.io' ? { ...k, guard: undefined } : k)),
+  );
 });
 after(async () => {
   await api?.close();
