@@ -1,26 +1,11 @@
 // Cluster and FleetClusterJoin as a user of the hub's API sees them: stamped labels, validation
 // (422 causes naming the field), join defaults and immutability, and the kubectl columns.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from '../builtin/index.js';
-import {
-  APPLY,
-  causesOf,
-  MERGE_PATCH,
-  startApi,
-  TABLE,
-  tableRow,
-  type Json,
-  type TestApi,
-} from './test-support.js';
+import { APPLY, causesOf, MERGE_PATCH, useTestApi, TABLE, tableRow, type Json } from './test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const clusters = (ns = 'team-a') => `/apis/fleet.fleethub.io/v1alpha1/namespaces/${ns}/clusters`;
 const joins = (ns = 'team-a') => `/apis/fleet.fleethub.io/v1alpha1/namespaces/${ns}/fleetclusterjoins`;

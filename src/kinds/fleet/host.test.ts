@@ -1,17 +1,11 @@
 // Host and FleetHostJoin (cluster-scoped) through the hub's API: the site label, validation, join
 // defaults and immutability, and the kubectl columns.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from '../builtin/index.js';
-import { causesOf, MERGE_PATCH, startApi, TABLE, tableRow, type Json, type TestApi } from './test-support.js';
+import { causesOf, MERGE_PATCH, useTestApi, TABLE, tableRow, type Json } from './test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const hosts = '/apis/fleet.fleethub.io/v1alpha1/hosts';
 const joins = '/apis/fleet.fleethub.io/v1alpha1/fleethostjoins';

@@ -1,19 +1,13 @@
 // The hub serves the fleet API (discovery, OpenAPI, kubectl's names); simulated clusters do not.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds, clusterKinds, coreHubKinds } from '../builtin/index.js';
 import { KindRegistry } from '../registry.js';
 import { fleetKinds } from './index.js';
 import { sveltosKinds } from '../sveltos/index.js';
-import { startApi, type Json, type TestApi } from './test-support.js';
+import { useTestApi, type Json } from './test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 test('the hub serves the fleet kinds; a simulated cluster serves none of them', () => {
   assert.deepEqual(builtinKinds, [...coreHubKinds, ...fleetKinds, ...sveltosKinds]);

@@ -1,26 +1,11 @@
 // ManifestWork through the hub's API: OCM's shape with objects kept as sent, the cluster label required
 // and immutable, manifests identified and unique, the 1 MiB cap, annotations, and the kubectl columns.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from '../builtin/index.js';
-import {
-  APPLY,
-  causesOf,
-  MERGE_PATCH,
-  startApi,
-  TABLE,
-  tableRow,
-  type Json,
-  type TestApi,
-} from './test-support.js';
+import { APPLY, causesOf, MERGE_PATCH, useTestApi, TABLE, tableRow, type Json } from './test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const works = '/apis/work.open-cluster-management.io/v1/namespaces/team-a/manifestworks';
 

@@ -1,6 +1,7 @@
 // For tests only: the API server module on a memory store over plain HTTP, serving given kinds, with a
 // caller named per request (`user`, `groups`, `uid`) so admission that records the requester is visible.
 import { createServer, type IncomingMessage } from 'node:http';
+import { after, before } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { ApiServer } from '../../apiserver/server.js';
 import type { UserInfo } from '../../apiserver/types.js';
@@ -40,6 +41,31 @@ export const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io';
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/**
+ * The test file's API server: started before its tests, closed after them. The returned object forwards
+ * to it, so tests call `api.call(...)` as on a started one.
+ */
+export function useTestApi(kinds: readonly KindDefinition[]): TestApi {
+  let started: TestApi | undefined;
+  before(async () => {
+    started = await startApi(kinds);
+  });
+  after(async () => {
+    await started?.close();
+  });
+  const current = (): TestApi => {
+    if (!started) throw new Error('the test API server starts before the tests; use it inside them');
+    return started;
+  };
+  return {
+    get store() {
+      return current().store;
+    },
+    call: (method, path, body, options) => current().call(method, path, body, options),
+    close: () => current().close(),
+  };
 }
 
 /** Starts an API server for `kinds` with namespaces `default` and `team-a`. */

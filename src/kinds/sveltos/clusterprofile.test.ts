@@ -1,6 +1,6 @@
 // ClusterProfile through the hub's API: the seed's flannel profile accepted unchanged with Sveltos's CRD
 // defaults visible, 422s naming the field for what Sveltos's CRD refuses (and more), and the kubectl columns.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { builtinKinds } from '../builtin/index.js';
@@ -8,20 +8,13 @@ import {
   APPLY,
   causesOf,
   MERGE_PATCH,
-  startApi,
+  useTestApi,
   TABLE,
   tableRow,
   type Json,
-  type TestApi,
 } from '../fleet/test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const profiles = '/apis/config.projectsveltos.io/v1beta1/clusterprofiles';
 

@@ -1,17 +1,11 @@
 // What the hub generates for add-ons is read-only through its API: ClusterSummaries, ClusterReports and
 // the ManifestWorks made from them refuse every write (403 naming the way out), whoever asks.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from '../builtin/index.js';
-import { startApi, type TestApi } from '../fleet/test-support.js';
+import { useTestApi } from '../fleet/test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const base = '/apis/config.projectsveltos.io/v1beta1/namespaces/team-a';
 

@@ -1,26 +1,19 @@
 // Profile tenancy through the hub's API, as a matrix: every reference to the hub left empty is set to the
 // Profile's namespace, one naming another namespace is a 422 naming the field, and Local is refused.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinKinds } from '../builtin/index.js';
 import {
   APPLY,
   causesOf,
   MERGE_PATCH,
-  startApi,
+  useTestApi,
   TABLE,
   tableRow,
   type Json,
-  type TestApi,
 } from '../fleet/test-support.js';
 
-let api: TestApi;
-before(async () => {
-  api = await startApi(builtinKinds);
-});
-after(async () => {
-  await api?.close();
-});
+const api = useTestApi(builtinKinds);
 
 const profiles = '/apis/config.projectsveltos.io/v1beta1/namespaces/team-a/profiles';
 const clusterProfiles = '/apis/config.projectsveltos.io/v1beta1/clusterprofiles';
