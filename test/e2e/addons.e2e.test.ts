@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
+import { FLANNEL_MANIFEST, seedFlannelProfile } from '../../src/testing/flannel-seed.js';
 import { spawnSimFleet, type SimFleetProcess } from '../support/sim-fleet.js';
 import { kubectl, kubectlOk } from '../support/tools.js';
 import {
@@ -19,57 +20,6 @@ import {
 
 const NS = 'team-a';
 const LEASE_SECONDS = 2;
-
-/** A flannel-like release manifest, as the upstream URL serves it. */
-const FLANNEL = `apiVersion: v1
-kind: Namespace
-metadata:
-  name: kube-flannel
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: kube-flannel-cfg
-  namespace: kube-flannel
-data:
-  cni-conf.json: |
-    { "name": "cbr0", "cniVersion": "0.3.1" }
-  net-conf.json: |
-    { "Network": "10.244.0.0/16", "Backend": { "Type": "vxlan" } }
-`;
-
-/** The seed's ClusterProfile (001_…), unchanged but for the URL. */
-const seedProfile = (url: string): string => `apiVersion: config.projectsveltos.io/v1beta1
-kind: ClusterProfile
-metadata:
-  name: flannel-cni
-spec:
-  clusterSelector:
-    matchExpressions:
-      - key: cluster.x-k8s.io/cluster-name
-        operator: Exists
-        values: []
-  syncMode: ContinuousWithDriftDetection
-  policyRefs:
-    - remoteURL:
-        url: "${url}"
-        interval: 10m
-  patches:
-    - patch: |-
-        - op: replace
-          path: /data/net-conf.json
-          value: |
-            {
-              "Backend": {"Type": "host-gw"},
-              "EnableNFTables": false,
-              "Network": "{{ index .Cluster.spec.clusterNetwork.pods.cidrBlocks 0 }}"
-            }
-      target:
-        kind: ConfigMap
-        name: kube-flannel-cfg
-        namespace: kube-flannel
-        version: v1
-`;
 
 let hub: HubProcess;
 let fleet: SimFleetProcess;
@@ -136,7 +86,7 @@ before(async () => {
   upstream = createServer((req, res) => {
     fetches++;
     if (req.url !== '/kube-flannel.yml') return void res.writeHead(404).end();
-    res.writeHead(200, { 'Content-Type': 'application/yaml', ETag: '"v0.28.2"' }).end(FLANNEL);
+    res.writeHead(200, { 'Content-Type': 'application/yaml', ETag: '"v0.28.2"' }).end(FLANNEL_MANIFEST);
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/kube-flannel.yml`;
@@ -156,7 +106,7 @@ describe('add-on delivery', () => {
   test('the seed flannel profile reaches every cluster with its own pod CIDR, and one joined later', async () => {
     await joinCluster('edge-1', 'a-0001', '10.1.0.0/16');
     await joinCluster('edge-2', 'a-0002', '10.2.0.0/16');
-    await admin(['apply', '-f', '-'], seedProfile(upstreamUrl));
+    await admin(['apply', '-f', '-'], seedFlannelProfile(upstreamUrl));
     for (const [sim, cidr] of [
       ['a-0001', '10.1.0.0/16'],
       ['a-0002', '10.2.0.0/16'],

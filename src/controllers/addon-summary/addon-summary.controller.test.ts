@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
 import { FLEET_API_VERSION, RESOURCES, WORK_CLEANUP_FINALIZER } from '../../fleet/names.js';
 import { builtinKinds } from '../../kinds/builtin/index.js';
+import { FLANNEL_MANIFEST, SEED_FLANNEL_PATCH } from '../../testing/flannel-seed.js';
 import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
@@ -14,29 +15,6 @@ import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
 const CAPI_NAME = 'cluster.x-k8s.io/cluster-name';
-const FLANNEL = `apiVersion: v1
-kind: Namespace
-metadata:
-  name: kube-flannel
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: kube-flannel-cfg
-  namespace: kube-flannel
-data:
-  net-conf.json: |
-    { "Network": "10.244.0.0/16", "Backend": { "Type": "vxlan" } }
-`;
-// The seed's patch, as written in 001_….
-const SEED_PATCH = `- op: replace
-  path: /data/net-conf.json
-  value: |
-    {
-      "Backend": {"Type": "host-gw"},
-      "EnableNFTables": false,
-      "Network": "{{ index .Cluster.spec.clusterNetwork.pods.cidrBlocks 0 }}"
-    }`;
 
 async function createCluster(store: Store, name: string, cidr: string): Promise<void> {
   await store.create(RESOURCES.clusters, {
@@ -69,7 +47,7 @@ describe('addon-summary controller', () => {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'flannel', namespace: 'platform' },
-      data: { 'kube-flannel.yml': FLANNEL },
+      data: { 'kube-flannel.yml': FLANNEL_MANIFEST },
     });
     await createCluster(store, 'edge-1', '10.1.0.0/16');
     await createCluster(store, 'edge-2', '10.2.0.0/16');
@@ -84,7 +62,7 @@ describe('addon-summary controller', () => {
         policyRefs: [{ kind: 'ConfigMap', namespace: 'platform', name: 'flannel' }],
         patches: [
           {
-            patch: SEED_PATCH,
+            patch: SEED_FLANNEL_PATCH,
             target: { kind: 'ConfigMap', name: 'kube-flannel-cfg', namespace: 'kube-flannel', version: 'v1' },
           },
         ],
@@ -160,7 +138,7 @@ describe('addon-summary controller', () => {
     await store.update('configmaps', {
       ...cm,
       metadata: { ...cm.metadata, annotations: { 'projectsveltos.io/template': 'ok' } },
-      data: { 'kube-flannel.yml': `${FLANNEL}  cluster: "{{ .Cluster.spec.nothere.x }}"\n` },
+      data: { 'kube-flannel.yml': `${FLANNEL_MANIFEST}  cluster: "{{ .Cluster.spec.nothere.x }}"\n` },
     });
     const failed = await waitFor(async () => {
       const f = feature(await getSummary(store, 'flannel-cni-capi-edge-2'));

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { builtinKinds } from '../builtin/index.js';
+import { seedFlannelProfile } from '../../testing/flannel-seed.js';
 import {
   APPLY,
   causesOf,
@@ -19,37 +20,7 @@ const api = useTestApi(builtinKinds);
 const profiles = '/apis/config.projectsveltos.io/v1beta1/clusterprofiles';
 
 /** Verbatim from the requirement (seeds/001, "Give tenant clusters a CNI"). */
-const FLANNEL = `apiVersion: config.projectsveltos.io/v1beta1
-kind: ClusterProfile
-metadata:
-  name: flannel-cni
-spec:
-  clusterSelector:
-    matchExpressions:
-      - key: cluster.x-k8s.io/cluster-name
-        operator: Exists
-        values: []
-  syncMode: ContinuousWithDriftDetection
-  policyRefs:
-    - remoteURL:
-        url: "https://github.com/flannel-io/flannel/releases/download/v0.28.2/kube-flannel.yml"
-        interval: 10m
-  patches:
-    - patch: |-
-        - op: replace
-          path: /data/net-conf.json
-          value: |
-            {
-              "Backend": {"Type": "host-gw"},
-              "EnableNFTables": false,
-              "Network": "{{ index .Cluster.spec.clusterNetwork.pods.cidrBlocks 0 }}"
-            }
-      target:
-        kind: ConfigMap
-        name: kube-flannel-cfg
-        namespace: kube-flannel
-        version: v1
-`;
+const FLANNEL = seedFlannelProfile();
 
 const profile = (name: string, spec: Json): Json => ({
   apiVersion: 'config.projectsveltos.io/v1beta1',
