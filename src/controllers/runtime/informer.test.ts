@@ -47,6 +47,22 @@ describe('Informer', () => {
     await store.close();
   });
 
+  it('a write to a store never written to, landing between its list and its watch, is not missed', async () => {
+    const fresh = await openStore({ url: 'memory:' });
+    try {
+      const informer = new Informer({ store: fresh, resource: CM });
+      const rec = recorder();
+      informer.addEventHandler(rec.handlers);
+      informer.start(); // lists at version 0 ...
+      await fresh.create(CM, cm('a', 'early')); // ... and this lands before the watch starts
+      await waitFor(() => informer.get('a', 'early'), 'the early write in the cache');
+      assert.deepEqual(rec.events, ['add a/early']);
+      informer.stop();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('lists, then follows the watch, and serves the cache', async () => {
     await store.create(CM, cm('a', 'one', { v: '1' }));
     await store.create(CM, cm('b', 'two'));

@@ -33,6 +33,7 @@ export interface InformerOptions {
 }
 
 const NAMESPACE_INDEX = 'namespace';
+const ALL = Symbol('all namespaces');
 const HEALTHY_WATCH_MS = 5_000;
 
 function cacheKey(namespace: string | undefined, name: string | undefined): string {
@@ -59,6 +60,8 @@ export class Informer {
   private readonly items = new Map<string, KubeObject>();
   private readonly indexers: Map<string, IndexFunc>;
   private readonly indices = new Map<string, Map<string, Set<string>>>();
+  /** list()'s sorted keys, for every object (ALL) and by namespace; dropped when an object comes or goes. */
+  private readonly sortedKeys = new Map<string | typeof ALL, string[]>();
   private readonly handlers = new Set<InformerHandlers>();
   private syncWaiters: (() => void)[] = [];
   private watcher: Watcher | undefined;
@@ -149,9 +152,19 @@ export class Informer {
 
   /** Every cached object, or those of one namespace; sorted by namespace then name like the store. */
   list(namespace?: string): KubeObject[] {
-    const objs =
-      namespace === undefined ? [...this.items.values()] : this.byIndex(NAMESPACE_INDEX, namespace);
-    return objs.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+    // The keys (`namespace/name`) sort as the objects do. Sorted once per change of membership, not per
+    // call: controllers list whole kinds in map functions and reconciles, once per event in a storm.
+    const sortKey = namespace ?? ALL;
+    let keys = this.sortedKeys.get(sortKey);
+    if (!keys) {
+      keys =
+        namespace === undefined
+          ? [...this.items.keys()]
+          : [...(this.indices.get(NAMESPACE_INDEX)!.get(namespace) ?? [])];
+      keys.sort();
+      this.sortedKeys.set(sortKey, keys);
+    }
+    return keys.map((k) => this.items.get(k)!);
   }
 
   /** Objects an indexer filed under `value`. */
@@ -185,6 +198,24 @@ export class Informer {
       for (const resolve of this.syncWaiters.splice(0)) resolve();
     }
     this.watchFrom(listed.resourceVersion, epoch);
+    if (listed.resourceVersion === '0') void this.closeEmptyListGap(epoch);
+  }
+
+  /**
+   * A store never written to lists at version 0, and a watch from 0 starts at "now": a write landing
+   * between the list and the watch would be missed. With the watch live, look once more: a version past 0
+   * means something was written meanwhile, and a relist from that version closes the gap.
+   */
+  private async closeEmptyListGap(epoch: number): Promise<void> {
+    try {
+      const again = await this.store.list(this.resource, {
+        limit: 1,
+        ...(this.namespace === undefined ? {} : { namespace: this.namespace }),
+      });
+      if (epoch === this.epoch && again.resourceVersion !== '0') await this.relist();
+    } catch {
+      // The watch reports a broken store itself; this check has nothing to add.
+    }
   }
 
   private watchFrom(resourceVersion: string, epoch: number): void {
@@ -273,6 +304,7 @@ export class Informer {
 
   private put(key: string, obj: KubeObject, old: KubeObject | undefined): void {
     if (old) this.unindex(key, old);
+    else this.membershipChanged(obj);
     this.items.set(key, obj);
     for (const [name, fn] of this.indexers) {
       const index = this.indices.get(name)!;
@@ -287,6 +319,13 @@ export class Informer {
   private remove(key: string, old: KubeObject): void {
     this.unindex(key, old);
     this.items.delete(key);
+    this.membershipChanged(old);
+  }
+
+  /** An object came or went: the sorted keys of all objects and of its namespace are stale. */
+  private membershipChanged(obj: KubeObject): void {
+    this.sortedKeys.delete(ALL);
+    this.sortedKeys.delete(obj.metadata.namespace ?? '');
   }
 
   private unindex(key: string, obj: KubeObject): void {
