@@ -14,6 +14,14 @@ import {
   type SourceRef,
 } from '../../addons/content/render.js';
 import type { Patch } from '../../addons/content/patches.js';
+import {
+  DEFAULT_TIER,
+  describeConflict,
+  objectKey,
+  resolveOwnership,
+  type Conflict,
+  type ProfileRef,
+} from '../../addons/ownership.js';
 import type { SourceObject } from '../../addons/content/sources.js';
 import type { JsonObject } from '../../apiserver/patch/json.js';
 import {
@@ -48,6 +56,14 @@ import type {
   Reconciler,
 } from '../runtime/reconcile.js';
 import { retryOnConflict } from '../runtime/retry.js';
+import {
+  handedOver,
+  holdingOf,
+  manifestsOf,
+  rulesForConflicts,
+  siblingWorks,
+  type OrphaningRule,
+} from './holdings.js';
 
 const FEATURE = 'Resources';
 /** How soon a summary whose remote content could not be fetched is tried again. */
@@ -111,7 +127,7 @@ export class AddonSummaryReconciler implements Reconciler {
     this.namespaced = new Map((options.kinds ?? []).map((k) => [`${k.group}/${k.kind}`, k.namespaced]));
   }
 
-  async reconcile(_ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
+  async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
     const namespace = req.namespace ?? '';
     const summary = await this.store.get(SVELTOS_RESOURCES.clusterSummaries, namespace, req.name);
     if (!summary) return {};
@@ -120,7 +136,7 @@ export class AddonSummaryReconciler implements Reconciler {
     const workName = workNameFor(req.name);
     const work = await this.store.get(RESOURCES.manifestWorks, namespace, workName);
 
-    if (isDeleting(summary)) return this.withdraw(summary, profileSpec, work);
+    if (isDeleting(summary)) return this.withdraw(ctx.cache, summary, profileSpec, work);
     if (!summary.metadata.finalizers?.includes(CLUSTER_SUMMARY_FINALIZER))
       await this.editSummary(summary, (s) => addFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
 
@@ -174,7 +190,21 @@ export class AddonSummaryReconciler implements Reconciler {
       return {};
     }
 
-    const desired = this.desiredWork(summary, clusterName, profileSpec, rendered.manifests.Remote);
+    const profile: ProfileRef = {
+      kind: owner.kind,
+      name: owner.name,
+      tier: Number(profileSpec['tier'] ?? DEFAULT_TIER),
+    };
+    const { manifests, conflicts, rules } = this.decideOwnership(
+      ctx.cache,
+      summary,
+      clusterName,
+      profileSpec,
+      profile,
+      work,
+      rendered.manifests.Remote,
+    );
+    const desired = this.desiredWork(summary, clusterName, profileSpec, manifests, rules);
     const size = Buffer.byteLength(JSON.stringify(desired));
     if (size > MAX_MANIFESTWORK_BYTES) {
       await this.report(summary, {
@@ -186,11 +216,17 @@ export class AddonSummaryReconciler implements Reconciler {
       return {};
     }
     const current = await this.writeWork(work, desired);
-    await this.report(
-      summary,
-      featureFromWork(current, rendered.hash),
-      deployedGvks(rendered.manifests.Remote),
-    );
+    const feature: FeatureSummary =
+      conflicts.length > 0
+        ? {
+            featureID: FEATURE,
+            hash: hashBytes(rendered.hash),
+            status: 'Failed',
+            failureReason: 'Conflict',
+            failureMessage: conflicts.map((c) => describeConflict(c, profile)).join('; '),
+          }
+        : featureFromWork(current, rendered.hash);
+    await this.report(summary, feature, deployedGvks(manifests));
     return gathered.retryMs ? { requeueAfterMs: gathered.retryMs } : {};
   }
 
@@ -266,11 +302,43 @@ export class AddonSummaryReconciler implements Reconciler {
     return credentialsFromSecret(secret);
   }
 
+  /**
+   * One owner per object per cluster (see addons/ownership.ts). Objects another profile keeps are left out
+   * and become orphaning rules; with continueOnConflict false nothing new is delivered while a conflict lasts.
+   * Dry runs claim nothing: they only report what would happen.
+   */
+  private decideOwnership(
+    cache: CacheReader,
+    summary: KubeObject,
+    clusterName: string,
+    profileSpec: Obj,
+    profile: ProfileRef,
+    work: KubeObject | undefined,
+    desired: JsonObject[],
+  ): { manifests: JsonObject[]; conflicts: Conflict[]; rules: OrphaningRule[] } {
+    if (profileSpec['syncMode'] === 'DryRun') return { manifests: desired, conflicts: [], rules: [] };
+    const summaryName = summary.metadata.name ?? '';
+    const siblings = siblingWorks(cache, summary.metadata.namespace ?? '', clusterName, summaryName);
+    const input = {
+      self: { summary: summaryName, since: work?.metadata.creationTimestamp ?? '', profile },
+      holding: new Set(manifestsOf(work).map(objectKey)),
+      others: siblings.map(holdingOf),
+    };
+    const decided = resolveOwnership({ ...input, desired });
+    if (decided.conflicts.length === 0) return { manifests: decided.owned, conflicts: [], rules: [] };
+    const manifests =
+      profileSpec['continueOnConflict'] === true
+        ? decided.owned
+        : resolveOwnership({ ...input, desired: manifestsOf(work) }).owned;
+    return { manifests, conflicts: decided.conflicts, rules: rulesForConflicts(decided.conflicts, siblings) };
+  }
+
   private desiredWork(
     summary: KubeObject,
     clusterName: string,
     profileSpec: Obj,
     manifests: JsonObject[],
+    orphaningRules: OrphaningRule[],
   ): KubeObject {
     const syncMode = str(profileSpec['syncMode']) ?? 'Continuous';
     const annotations: Record<string, string> = {};
@@ -289,7 +357,7 @@ export class AddonSummaryReconciler implements Reconciler {
       },
       spec: {
         workload: { manifests },
-        deleteOption: { propagationPolicy: leave ? 'Orphan' : 'Foreground' },
+        deleteOption: deleteOptionFor(leave, orphaningRules),
       },
     };
   }
@@ -324,21 +392,30 @@ export class AddonSummaryReconciler implements Reconciler {
     return this.store.update(RESOURCES.manifestWorks, next);
   }
 
-  /** Deleting summary: delete (or orphan, then delete) its work; go once the agent let the work go. */
+  /**
+   * Deleting summary: delete its work — orphaning everything with LeavePolicies, and whatever another
+   * profile delivers or waits for, so ownership moves without the object going away — and go once the agent
+   * let the work go. Re-evaluated while the work is deleting: a profile may claim an object meanwhile.
+   */
   private async withdraw(
+    cache: CacheReader,
     summary: KubeObject,
     profileSpec: Obj,
     work: KubeObject | undefined,
   ): Promise<ReconcileResult> {
     if (work) {
       const leave = profileSpec['stopMatchingBehavior'] === 'LeavePolicies';
-      const policy = asObj(asObj(work['spec'])['deleteOption'])['propagationPolicy'];
-      if (leave && policy !== 'Orphan' && !isDeleting(work)) {
-        await this.store.update(RESOURCES.manifestWorks, {
-          ...work,
-          spec: { ...asObj(work['spec']), deleteOption: { propagationPolicy: 'Orphan' } },
-        });
-      }
+      const clusterName = str(asObj(summary['spec'])['clusterName']) ?? '';
+      const keep = leave
+        ? []
+        : handedOver(
+            work,
+            siblingWorks(cache, work.metadata.namespace ?? '', clusterName, summary.metadata.name ?? ''),
+          );
+      const deleteOption = deleteOptionFor(leave, keep);
+      const spec = asObj(work['spec']);
+      if (stableStringify(spec['deleteOption'] ?? null) !== stableStringify(deleteOption))
+        work = await this.store.update(RESOURCES.manifestWorks, { ...work, spec: { ...spec, deleteOption } });
       if (!isDeleting(work)) {
         try {
           await this.store.delete(
@@ -405,6 +482,13 @@ export class AddonSummaryReconciler implements Reconciler {
     });
     return {};
   }
+}
+
+/** Orphan all (LeavePolicies), the objects other profiles keep (SelectivelyOrphan), or nothing. */
+function deleteOptionFor(leave: boolean, rules: OrphaningRule[]): Obj {
+  if (leave) return { propagationPolicy: 'Orphan' };
+  if (rules.length === 0) return { propagationPolicy: 'Foreground' };
+  return { propagationPolicy: 'SelectivelyOrphan', selectivelyOrphans: { orphaningRules: rules } };
 }
 
 /** Sveltos keeps feature hashes as bytes (base64 in JSON): the digest of `sha256:<hex>`. */
@@ -479,6 +563,26 @@ function summariesOfCluster(cluster: KubeObject, cache: CacheReader): ReconcileR
     .map((s) => ({ namespace: ns, name: s.metadata.name ?? '' }));
 }
 
+/** A work's delivered objects or deletion changed: the other summaries of its cluster decide again. */
+function siblingsOfWork(work: KubeObject, cache: CacheReader): ReconcileRequest[] {
+  const ns = work.metadata.namespace ?? '';
+  const cluster = work.metadata.labels?.[LABEL_CLUSTER];
+  const own = work.metadata.labels?.[LABEL_CLUSTER_SUMMARY];
+  if (!cluster || !own) return [];
+  return cache
+    .list(SVELTOS_RESOURCES.clusterSummaries, ns)
+    .filter((s) => s.metadata.name !== own && asObj(s['spec'])['clusterName'] === cluster)
+    .map((s) => ({ namespace: ns, name: s.metadata.name ?? '' }));
+}
+
+function workContentChanged(obj: KubeObject, old?: KubeObject): boolean {
+  if (!old) return true;
+  return (
+    stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
+    Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp)
+  );
+}
+
 function summaryOfWork(work: KubeObject): ReconcileRequest[] {
   const name = work.metadata.labels?.[LABEL_CLUSTER_SUMMARY];
   return name ? [{ namespace: work.metadata.namespace ?? '', name }] : [];
@@ -496,6 +600,7 @@ export function addonSummaryController(options: AddonSummaryControllerOptions): 
     })
       .for(SVELTOS_RESOURCES.clusterSummaries)
       .watches(RESOURCES.manifestWorks, summaryOfWork)
+      .watches(RESOURCES.manifestWorks, siblingsOfWork, { predicate: workContentChanged })
       .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
       // Not Secrets: an informer would hold every tenant's Secret decrypted in memory. A change of a
       // content Secret reaches clusters with the next change of the profile or cluster (to do: a
