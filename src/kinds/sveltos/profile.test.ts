@@ -213,6 +213,49 @@ test('a reference naming another namespace is a 422 naming the field, never sile
   }
 });
 
+test('a chart from a Flux source in another namespace is a 422 naming repositoryURL; its own is kept', async () => {
+  const chart = (repositoryURL: string): Json => ({
+    helmCharts: [
+      {
+        repositoryURL: 'https://charts.example',
+        repositoryName: 'x',
+        chartName: 'x/x',
+        chartVersion: '1',
+        releaseName: 'x',
+        releaseNamespace: 'x',
+      },
+      { repositoryURL, releaseName: 'r', releaseNamespace: 'r' },
+    ],
+  });
+  for (const url of [
+    'gitrepository://team-b/repo/chart',
+    'OCIRepository://team-b/repo',
+    'bucket:///b/chart',
+  ]) {
+    const reply = await api.call('POST', profiles, profile('flux-other', chart(url)));
+    assert.equal(reply.status, 422, `${url}: ${JSON.stringify(reply.body)}`);
+    assert.deepEqual(causesOf(reply), ['spec.helmCharts[1].repositoryURL: FieldValueInvalid']);
+    assert.match(
+      String(reply.body.message),
+      new RegExp(
+        `spec\\.helmCharts\\[1\\]\\.repositoryURL: Invalid value: "${url}": may only name a Flux source in the Profile's namespace team-a`,
+      ),
+    );
+  }
+  const own = await api.call(
+    'POST',
+    profiles,
+    profile('flux-own', chart('gitrepository://team-a/repo/chart')),
+  );
+  assert.equal(own.status, 201, JSON.stringify(own.body));
+  // The platform's ClusterProfile may use any namespace's source.
+  const platform = await api.call('POST', `${clusterProfiles}?dryRun=All`, {
+    ...profile('flux-platform', chart('gitrepository://flux-system/repo/chart')),
+    kind: 'ClusterProfile',
+  });
+  assert.equal(platform.status, 201, JSON.stringify(platform.body));
+});
+
 test('a Profile cannot deliver Local; a ClusterProfile can', async () => {
   const cases: [string, Json][] = [
     [

@@ -147,6 +147,9 @@ function admitProfileReferences(obj: KubeObject): void {
       holder.namespace = namespace;
 }
 
+/** `gitrepository://ns/name/path` (also ocirepository, bucket): a chart in a Flux source on the hub. */
+const FLUX_SOURCE_URL = /^(gitrepository|ocirepository|bucket):\/\/([^/]*)/i;
+
 function validateProfileTenancy(causes: StatusCause[], obj: KubeObject): void {
   const namespace = str(obj.metadata.namespace);
   const sp = spec(obj);
@@ -159,6 +162,18 @@ function validateProfileTenancy(causes: StatusCause[], obj: KubeObject): void {
         field,
       });
   }
+  // A chart from a Flux source names the source's namespace inside the URL (<kind>://<ns>/<name>/<path>):
+  // a reference to the hub like the others, but with no field to fill in, so only the own namespace passes.
+  list(sp.helmCharts).forEach((c, i) => {
+    const url = str(c.repositoryURL);
+    const source = FLUX_SOURCE_URL.exec(url);
+    if (source && source[2] !== namespace)
+      causes.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(url)}: may only name a Flux source in the Profile's namespace ${namespace} (${source[1]}://${namespace}/<name>/<path>; a Profile reaches only objects and clusters in its own namespace)`,
+        field: `spec.helmCharts[${i}].repositoryURL`,
+      });
+  });
   for (const key of ['policyRefs', 'kustomizationRefs'])
     list(sp[key]).forEach((r, i) => {
       if (r.deploymentType === 'Local')
