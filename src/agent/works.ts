@@ -6,7 +6,7 @@ import { KubeApiError, type ResourceRef, type WatchEventType, type WatchHandle }
 import type { KubeObject } from '../store/types.js';
 import type { WorkLoopContext } from './agent.js';
 import { Backoff, sleep } from './backoff.js';
-import { applyWork, deleteWork, refreshStatus } from './work/applier.js';
+import { applyWork, deleteWork, isDryRun, refreshStatus } from './work/applier.js';
 import { isDrift, watchTargets, type WatchTarget } from './work/drift.js';
 import { stableStringify } from '../util/json-text.js';
 import type { AppliedRecord, DeleteOption, ManifestWork, ManifestWorkStatus } from './work/types.js';
@@ -179,6 +179,8 @@ class WorkLoop {
     const name = work.metadata.name ?? '';
     const generation = work.metadata.generation;
     if (this.applying.get(name) === generation) return true;
+    // Turning a work into a dry run is an annotation (no new generation): a dry run is never settled.
+    if (isDryRun(work)) return false;
     if (!this.applied.has(name)) {
       const stored = this.loadStored(this.key(name));
       if (stored?.generation !== undefined) this.applied.set(name, stored.generation);
@@ -259,7 +261,16 @@ class WorkLoop {
     const work = this.works.get(name);
     if (!work || work.metadata.deletionTimestamp) {
       if (stored) {
-        const out = await deleteWork(this.ctx.target, stored.record, stored.deleteOption);
+        // The deleting work's own deleteOption: it may have changed after the last apply (a hub orphaning
+        // what another profile takes over); the stored one only when the work is gone altogether.
+        // A dry run changes nothing in the cluster, not even when it goes: what was applied before stays.
+        const deleteOption: DeleteOption | undefined =
+          work && isDryRun(work)
+            ? { propagationPolicy: 'Orphan' }
+            : work
+              ? work.spec.deleteOption
+              : stored.deleteOption;
+        const out = await deleteWork(this.ctx.target, stored.record, deleteOption);
         if (out.errors.length > 0 || out.remaining.length > 0)
           throw new Error(
             `cleanup of ${name} incomplete: ${out.errors.map((e) => e.error).join('; ') || `${out.remaining.length} still deleting`}`,
@@ -304,6 +315,9 @@ class WorkLoop {
       if (complete && current.metadata.generation !== undefined)
         next.generation = current.metadata.generation;
       await this.saveStored(key, next);
+    } else {
+      // Back from a dry run at the same generation (an annotation change), the work is applied again.
+      this.applied.set(name, undefined);
     }
     await this.writeStatus(current, outcome.status);
     this.syncDriftWatches();

@@ -16,6 +16,7 @@ import { agentHealthController } from '../controllers/agent-health/agent-health.
 import { workReleaseController } from '../controllers/work-release/work-release.controller.js';
 import { addonProfileController } from '../controllers/addon-profile/addon-profile.controller.js';
 import { addonSummaryController } from '../controllers/addon-summary/addon-summary.controller.js';
+import { addonReportController } from '../controllers/addon-report/addon-report.controller.js';
 import { RemoteContentCache } from '../addons/remote/index.js';
 import { csrController } from '../controllers/csr/csr.controller.js';
 import { clusterJoinController, hostJoinController } from '../controllers/join/join.controller.js';
@@ -279,6 +280,8 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   manager.add(
     addonSummaryController({ store, remote: new RemoteContentCache(), kinds: builtinKinds, ...workers }),
   );
+  // DryRun summaries: the agent's dry-run answer on the work becomes the summary's ClusterReport.
+  manager.add(addonReportController({ store, ...workers }));
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the

@@ -438,7 +438,7 @@ describe('ManifestWork applier against a simulated cluster', { concurrency: 1 },
     assert.deepEqual((await client.get(CM, 'default', 'contested'))?.['data'], { k: 'ours' });
   });
 
-  it('a dry run changes nothing and reports what applying would change', async () => {
+  it('a dry run changes nothing and says per manifest: Create, Update (which fields), No Action', async () => {
     await applyWork(
       client,
       work('dry-base', [configMap('dry-same', { k: 'v' }), configMap('dry-old', { k: 'v' })]),
@@ -457,19 +457,30 @@ describe('ManifestWork applier against a simulated cluster', { concurrency: 1 },
     const outcome = await applyWork(client, dry, base.record);
     assert.equal(outcome.dryRun, true);
     assert.deepEqual(
-      outcome.manifests.map((m) => [m.meta.name, m.action, m.wouldChange]),
+      outcome.manifests.map((m) => [m.meta.name, m.action, m.wouldChange, m.dryRun?.action]),
       [
-        ['dry-same', 'unchanged', false],
-        ['dry-changed', 'created', true],
-        ['dry-old', 'updated', true],
+        ['dry-same', 'unchanged', false, 'NoAction'],
+        ['dry-changed', 'created', true, 'Create'],
+        ['dry-old', 'updated', true, 'Update'],
       ],
     );
-    assert.equal(manifestCond(outcome, 1, 'Applied')?.reason, 'AppliedManifestDryRun');
-    assert.equal(manifestCond(outcome, 1, 'Available')?.status, 'False');
-    assert.match(
-      outcome.status.conditions?.find((c) => c.type === 'Applied')?.message ?? '',
-      /would change 2 of 3/,
+    assert.deepEqual(
+      [0, 1, 2].map((i) => {
+        const c = manifestCond(outcome, i, 'Applied');
+        return [c?.status, c?.reason, c?.message];
+      }),
+      [
+        ['True', 'DryRunNoAction', 'Applying would not change the object'],
+        ['True', 'DryRunCreate', 'The object does not exist; applying would create it'],
+        ['True', 'DryRunUpdate', 'Applying would change data.k'],
+      ],
     );
+    assert.equal(manifestCond(outcome, 1, 'Available')?.status, 'False');
+    const applied = outcome.status.conditions?.find((c) => c.type === 'Applied');
+    assert.equal(applied?.reason, 'AppliedManifestWorkDryRun');
+    assert.equal(applied?.message, 'Dry run of 3 resources: 1 to create, 1 to update, 1 unchanged');
+    // Nothing was deleted before, so nothing would be deleted.
+    assert.equal(outcome.status.resourceStatus?.dryRunDeletions, undefined);
     assert.equal(await client.get(CM, 'default', 'dry-changed'), undefined);
     assert.deepEqual((await client.get(CM, 'default', 'dry-old'))?.['data'], { k: 'v' });
     assert.equal(
@@ -478,14 +489,104 @@ describe('ManifestWork applier against a simulated cluster', { concurrency: 1 },
     );
     assert.deepEqual(outcome.record, base.record);
 
-    // Dropping a manifest in a dry run reports the prune without deleting.
-    const dryPrune = work('dry', [], { annotations: { [ANNOTATION_DRY_RUN]: 'true' } });
+    // Dropping a manifest in a dry run reports the deletion in status without deleting.
+    const dryPrune = work('dry', [configMap('dry-changed', { k: 'new' })], {
+      annotations: { [ANNOTATION_DRY_RUN]: 'true' },
+    });
     const pruning = await applyWork(client, dryPrune, base.record);
     assert.deepEqual(
       pruning.pruned.map((r) => r.name),
       ['dry-same'],
     );
+    assert.deepEqual(pruning.status.resourceStatus?.dryRunDeletions, [
+      {
+        group: '',
+        version: 'v1',
+        kind: 'ConfigMap',
+        resource: 'configmaps',
+        namespace: 'default',
+        name: 'dry-same',
+      },
+    ]);
+    assert.equal(
+      pruning.status.conditions?.find((c) => c.type === 'Applied')?.message,
+      'Dry run of 1 resources: 1 to create; 1 to delete',
+    );
     assert.ok(await client.get(CM, 'default', 'dry-same'));
+    assert.deepEqual(pruning.record, base.record);
+
+    // A status-only refresh keeps the deletions the dry run found (it does not dry-run again).
+    const refreshed = await refreshStatus(client, { ...dryPrune, status: pruning.status });
+    assert.deepEqual(
+      refreshed.resourceStatus?.dryRunDeletions,
+      pruning.status.resourceStatus?.dryRunDeletions,
+    );
+    assert.equal(manifestCond(refreshed, 0, 'Applied')?.reason, 'DryRunCreate');
+
+    // The same change without a previous record (a work that never applied anything) deletes nothing.
+    const fresh = await applyWork(client, dryPrune);
+    assert.deepEqual(fresh.pruned, []);
+    assert.equal(fresh.status.resourceStatus?.dryRunDeletions, undefined);
+
+    // Applied for real, the deletions are gone from status.
+    const real = await applyWork(
+      client,
+      work('dry', [configMap('dry-same', { k: 'v' })], { status: pruning.status }),
+      base.record,
+    );
+    assert.equal(real.status.resourceStatus?.dryRunDeletions, undefined);
+    assert.equal(manifestCond(real, 0, 'Applied')?.reason, 'AppliedManifestComplete');
+  });
+
+  it('a dry run reports Conflict for an object another Sveltos profile owns, Update when its tier wins', async () => {
+    const owned = (name: string, kind: string, owner: string, tier: number, data: Record<string, string>) => {
+      const cm = configMap(name, data);
+      cm.metadata.annotations = {
+        'projectsveltos.io/owner-kind': kind,
+        'projectsveltos.io/owner-name': owner,
+        'projectsveltos.io/owner-tier': String(tier),
+      };
+      return cm;
+    };
+    await client.create(CM, owned('c-theirs', 'ClusterProfile', 'other', 100, { k: 'theirs' }));
+    await client.create(CM, owned('c-mine', 'ClusterProfile', 'mine', 100, { k: 'old' }));
+    await client.create(CM, configMap('c-unowned', { k: 'someone' }));
+    const dry = (tier: number) =>
+      work(
+        'conflicts',
+        [
+          owned('c-theirs', 'ClusterProfile', 'mine', tier, { k: 'ours' }),
+          owned('c-mine', 'ClusterProfile', 'mine', tier, { k: 'old' }),
+          owned('c-unowned', 'ClusterProfile', 'mine', tier, { k: 'ours' }),
+        ],
+        { annotations: { [ANNOTATION_DRY_RUN]: 'true' } },
+      );
+    const tie = await applyWork(client, dry(100));
+    assert.deepEqual(
+      tie.manifests.map((m) => m.dryRun?.action),
+      ['Conflict', 'NoAction', 'Update'],
+    );
+    const conflict = manifestCond(tie, 0, 'Applied');
+    assert.equal(conflict?.status, 'True');
+    assert.equal(conflict?.reason, 'DryRunConflict');
+    assert.match(
+      conflict?.message ?? '',
+      /deployed by ClusterProfile other \(tier 100\); ClusterProfile mine \(tier 100\)/,
+    );
+    assert.match(tie.status.conditions?.find((c) => c.type === 'Applied')?.message ?? '', /1 in conflict/);
+    assert.match(
+      manifestCond(tie, 2, 'Applied')?.message ?? '',
+      /^Applying would change data\.k, metadata\.annotations/,
+    );
+
+    // A lower tier takes the object over, as in Sveltos: an Update that says so.
+    const wins = await applyWork(client, dry(50));
+    assert.equal(wins.manifests[0]?.dryRun?.action, 'Update');
+    assert.match(
+      manifestCond(wins, 0, 'Applied')?.message ?? '',
+      /^Applying would take the object over from ClusterProfile other \(tier 100\) and change data\.k/,
+    );
+    assert.deepEqual((await client.get(CM, 'default', 'c-theirs'))?.['data'], { k: 'theirs' });
   });
 
   it('deleteWork with Orphan keeps the objects', async () => {

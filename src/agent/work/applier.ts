@@ -5,6 +5,7 @@ import { AGENT_FIELD_MANAGER, ANNOTATION_DRY_RUN } from '../../fleet/names.js';
 import { KubeApiError, type KubeClientApi, type ResourceRef } from '../../kube/types.js';
 import type { KubeObject } from '../../store/types.js';
 import { buildWorkStatus, type AppliedState, type AvailableState, type ManifestState } from './conditions.js';
+import { dryRunVerdict, type DryRunResult } from './dryrun.js';
 import { feedbackValues } from './feedback.js';
 import {
   clone,
@@ -23,6 +24,7 @@ import {
   type AppliedRecord,
   type AppliedResource,
   type DeleteOption,
+  type DryRunDeletion,
   type IgnoreField,
   type ManifestConfigOption,
   type ManifestResourceMeta,
@@ -50,6 +52,8 @@ export interface ManifestOutcome {
   error?: string;
   /** Dry run only: whether applying would change the live object (a missing object counts as a change). */
   wouldChange?: boolean;
+  /** Dry run only: the verdict reported in the manifest's Applied condition. */
+  dryRun?: DryRunResult;
   /** The object after the step (the dry-run result in a dry run); absent when unknown or missing. */
   object?: KubeObject;
 }
@@ -210,6 +214,7 @@ export async function applyWork(
 
   const status = buildWorkStatus(states, work.status, generation, {
     dryRun,
+    ...(dryRun ? { dryRunDeletions: pruned.map(deletionOf) } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return {
@@ -222,6 +227,10 @@ export async function applyWork(
     skipped,
     pruneErrors,
   };
+}
+
+function deletionOf({ group, version, kind, resource, namespace, name }: AppliedResource): DryRunDeletion {
+  return { group, version, kind, resource, namespace, name };
 }
 
 interface StepOptions {
@@ -370,7 +379,12 @@ async function applyManifest(
   if (options.dryRun) {
     const wouldChange = action === 'created' || action === 'updated';
     outcome.wouldChange = wouldChange;
-    applied = { ok: true, dryRun: true, wouldChange };
+    // ReadOnly and CreateOnly never write over a live object, whoever owns it.
+    const writes = action !== 'read' && !(strategy.type === 'CreateOnly' && live);
+    outcome.dryRun = writes
+      ? dryRunVerdict(manifest, live, result, wouldChange)
+      : { action: 'NoAction', message: `Applying would not change the object (${strategy.type})` };
+    applied = { ok: true, dryRun: outcome.dryRun };
   }
   // In a dry run only the live object says whether it exists and what its status is.
   const observed = options.dryRun ? live : object;

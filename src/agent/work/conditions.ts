@@ -3,7 +3,16 @@
 import { removeCondition, setCondition, type Condition } from '../../controllers/runtime/conditions.js';
 import type { FeedbackResult } from './feedback.js';
 import { clone } from './objects.js';
-import type { FeedbackValue, ManifestCondition, ManifestResourceMeta, ManifestWorkStatus } from './types.js';
+import type { DryRunResult } from './dryrun.js';
+import {
+  DRY_RUN_REASONS,
+  type DryRunAction,
+  type DryRunDeletion,
+  type FeedbackValue,
+  type ManifestCondition,
+  type ManifestResourceMeta,
+  type ManifestWorkStatus,
+} from './types.js';
 
 export const COND_APPLIED = 'Applied';
 export const COND_AVAILABLE = 'Available';
@@ -13,8 +22,8 @@ export const COND_FEEDBACK_SYNCED = 'StatusFeedbackSynced';
 
 /** How applying one manifest went. */
 export type AppliedState =
-  | { ok: true; dryRun?: false }
-  | { ok: true; dryRun: true; wouldChange: boolean }
+  | { ok: true; dryRun?: undefined }
+  | { ok: true; dryRun: DryRunResult }
   | { ok: false; reason?: string; message: string };
 
 /** Whether the object is in the cluster: True/False, or Unknown with why. */
@@ -52,12 +61,11 @@ function appliedCondition(applied: AppliedState): Omit<Condition, 'lastTransitio
     };
   }
   if (applied.dryRun) {
+    // True: the dry run itself succeeded; the reason says what applying would do.
     return {
       status: 'True',
-      reason: 'AppliedManifestDryRun',
-      message: applied.wouldChange
-        ? 'Dry run: applying would change the resource'
-        : 'Dry run: applying would not change the resource',
+      reason: DRY_RUN_REASONS[applied.dryRun.action],
+      message: applied.dryRun.message,
     };
   }
   return { status: 'True', reason: 'AppliedManifestComplete', message: 'Apply manifest complete' };
@@ -120,7 +128,7 @@ export function buildWorkConditions(
   manifests: readonly ManifestCondition[],
   previous: readonly Condition[] | undefined,
   generation: number | undefined,
-  options: { dryRun?: boolean; wouldChange?: number; keepApplied?: boolean; now?: Date } = {},
+  options: { dryRun?: boolean; dryRunCounts?: DryRunCounts; keepApplied?: boolean; now?: Date } = {},
 ): Condition[] {
   const now = options.now ?? new Date();
   const conditions: Condition[] = clone([...(previous ?? [])]);
@@ -135,7 +143,6 @@ export function buildWorkConditions(
   if (options.keepApplied) {
     // A status-only refresh: Applied is whatever the last apply said.
   } else if (options.dryRun) {
-    const changes = options.wouldChange ?? 0;
     set(
       COND_APPLIED,
       failed > 0
@@ -147,7 +154,7 @@ export function buildWorkConditions(
         : {
             status: 'True',
             reason: 'AppliedManifestWorkDryRun',
-            message: `Dry run: applying would change ${changes} of ${total} resources`,
+            message: dryRunSummary(total, options.dryRunCounts),
           },
     );
   } else {
@@ -215,19 +222,49 @@ export function buildWorkStatus(
   states: readonly ManifestState[],
   previous: ManifestWorkStatus | undefined,
   generation: number | undefined,
-  options: { dryRun?: boolean; keepApplied?: boolean; now?: Date } = {},
+  options: {
+    dryRun?: boolean;
+    /** Dry run: what the work would delete (listed before, not now); kept as is with keepApplied. */
+    dryRunDeletions?: DryRunDeletion[];
+    keepApplied?: boolean;
+    now?: Date;
+  } = {},
 ): ManifestWorkStatus {
+  const { dryRunDeletions, ...rest } = options;
   const now = options.now ?? new Date();
   const manifests = states.map((s) =>
     buildManifestCondition(s, findManifestCondition(previous, s.meta), generation, now),
   );
-  const wouldChange = states.filter((s) => s.applied?.ok && s.applied.dryRun && s.applied.wouldChange).length;
+  // A status-only refresh does not dry-run again: the deletions found by the last one still stand.
+  const deletions = options.keepApplied ? previous?.resourceStatus?.dryRunDeletions : dryRunDeletions;
+  const counts: DryRunCounts = { Create: 0, Update: 0, NoAction: 0, Conflict: 0, Delete: 0 };
+  for (const s of states) if (s.applied?.ok && s.applied.dryRun) counts[s.applied.dryRun.action]++;
+  counts.Delete = deletions?.length ?? 0;
   return {
     conditions: buildWorkConditions(manifests, previous?.conditions, generation, {
-      ...options,
-      wouldChange,
+      ...rest,
+      dryRunCounts: counts,
       now,
     }),
-    resourceStatus: { manifests },
+    resourceStatus: {
+      manifests,
+      ...(deletions && deletions.length > 0 ? { dryRunDeletions: deletions } : {}),
+    },
   };
+}
+
+/** How many manifests a dry run found per action, and how many objects it would delete. */
+export type DryRunCounts = Record<DryRunAction | 'Delete', number>;
+
+/** `Dry run of 3 resources: 1 to create, 1 to update, 1 unchanged; 1 to delete`. */
+function dryRunSummary(total: number, counts: DryRunCounts | undefined): string {
+  const c = counts ?? { Create: 0, Update: 0, NoAction: 0, Conflict: 0, Delete: 0 };
+  const parts = [
+    c.Create ? `${c.Create} to create` : '',
+    c.Update ? `${c.Update} to update` : '',
+    c.NoAction ? `${c.NoAction} unchanged` : '',
+    c.Conflict ? `${c.Conflict} in conflict` : '',
+  ].filter(Boolean);
+  const manifests = parts.length > 0 ? parts.join(', ') : 'nothing to apply';
+  return `Dry run of ${total} resources: ${manifests}${c.Delete ? `; ${c.Delete} to delete` : ''}`;
 }

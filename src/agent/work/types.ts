@@ -99,9 +99,32 @@ export interface ManifestCondition {
   conditions: Condition[];
 }
 
+/** What applying one manifest would do, as a dry run found (the hub's ClusterReport reads it). */
+export type DryRunAction = 'Create' | 'Update' | 'NoAction' | 'Conflict';
+
+/**
+ * The reason of a dry-run manifest's Applied condition (status True: the dry run itself succeeded);
+ * its message says why, and for an Update which fields would change.
+ */
+export const DRY_RUN_REASONS: Readonly<Record<DryRunAction, string>> = {
+  Create: 'DryRunCreate',
+  Update: 'DryRunUpdate',
+  NoAction: 'DryRunNoAction',
+  Conflict: 'DryRunConflict',
+};
+
+/**
+ * An object a dry-run work would delete: the agent applied it for this work before (its record says
+ * so) and the work no longer lists it. fleethub's own status field: OCM's status lists only manifests.
+ */
+export type DryRunDeletion = Pick<
+  AppliedResource,
+  'group' | 'version' | 'kind' | 'resource' | 'namespace' | 'name'
+>;
+
 export interface ManifestWorkStatus {
   conditions?: Condition[];
-  resourceStatus?: { manifests?: ManifestCondition[] };
+  resourceStatus?: { manifests?: ManifestCondition[]; dryRunDeletions?: DryRunDeletion[] };
 }
 
 export interface ManifestWork {

@@ -123,6 +123,17 @@ const ManifestCondition = closed({
   conditions: Conditions,
 });
 
+// fleethub's own: what a dry-run work would delete (objects it applied before and no longer lists).
+// OCM's status lists only the manifests, so deletions need a place of their own.
+const DryRunDeletion = closed({
+  group: Type.String(),
+  version: Type.String(),
+  kind: Type.String({ minLength: 1 }),
+  resource: Type.String({ minLength: 1 }),
+  namespace: Type.String({ description: "'' for cluster-scoped objects." }),
+  name: Type.String({ minLength: 1 }),
+});
+
 /** `apps/v1` → `apps`, `v1` → ``. */
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
@@ -299,7 +310,12 @@ export const ManifestWork: KindDefinition = {
     status: Type.Optional(
       closed({
         conditions: Conditions,
-        resourceStatus: Type.Optional(closed({ manifests: Type.Optional(Type.Array(ManifestCondition)) })),
+        resourceStatus: Type.Optional(
+          closed({
+            manifests: Type.Optional(Type.Array(ManifestCondition)),
+            dryRunDeletions: Type.Optional(Type.Array(DryRunDeletion)),
+          }),
+        ),
       }),
     ),
   }),

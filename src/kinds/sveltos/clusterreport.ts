@@ -5,10 +5,16 @@ import type { StatusCause } from '../../util/errors.js';
 import { refuseGenerated } from './generated.js';
 import { closed, kindSchema } from '../meta.js';
 import type { KindDefinition } from '../types.js';
-import { enumString, status } from '../fleet/common.js';
+import { checkEnum, enumString, status } from '../fleet/common.js';
 import { applySchemaDefaults, checkSchemaEnums } from './schema-walk.js';
 import { Time } from './spec.js';
-import { SVELTOS_API_VERSION, SVELTOS_CATEGORIES, SVELTOS_GROUP, SVELTOS_VERSION } from './names.js';
+import {
+  CLUSTER_TYPES,
+  SVELTOS_API_VERSION,
+  SVELTOS_CATEGORIES,
+  SVELTOS_GROUP,
+  SVELTOS_VERSION,
+} from './names.js';
 
 export const RELEASE_REPORT_ACTIONS = [
   'No Action',
@@ -59,7 +65,14 @@ const ClusterReportStatus = closed({
 });
 
 const clusterReportSchema = kindSchema('ClusterReport', SVELTOS_API_VERSION, {
-  spec: Type.Optional(closed({ clusterNamespace: Type.String(), clusterName: Type.String() })),
+  spec: Type.Optional(
+    closed({
+      clusterNamespace: Type.String(),
+      clusterName: Type.String(),
+      // As in a ClusterSummary; the hub writes Capi (fleethub Clusters take CAPI's place in Sveltos's names).
+      clusterType: Type.Optional(enumString(CLUSTER_TYPES, 'Capi: a fleethub Cluster.')),
+    }),
+  ),
   status: Type.Optional(ClusterReportStatus),
 });
 
@@ -122,6 +135,8 @@ export const ClusterReport: KindDefinition = {
   },
   validate(obj) {
     const causes: StatusCause[] = [];
+    const spec = obj['spec'] as { clusterType?: unknown } | undefined;
+    checkEnum(causes, spec?.clusterType, CLUSTER_TYPES, 'spec.clusterType');
     checkSchemaEnums(causes, ClusterReportStatus, status(obj), 'status');
     return causes;
   },
