@@ -344,7 +344,7 @@ export class AddonSummaryReconciler implements Reconciler {
     const annotations: Record<string, string> = {};
     if (syncMode !== 'ContinuousWithDriftDetection') annotations[ANNOTATION_DRIFT_CORRECTION] = 'false';
     if (syncMode === 'DryRun') annotations[ANNOTATION_DRY_RUN] = 'true';
-    const leave = profileSpec['stopMatchingBehavior'] === 'LeavePolicies';
+    const leave = leavesPolicies(profileSpec);
     return {
       apiVersion: WORK_API_VERSION,
       kind: 'ManifestWork',
@@ -404,7 +404,7 @@ export class AddonSummaryReconciler implements Reconciler {
     work: KubeObject | undefined,
   ): Promise<ReconcileResult> {
     if (work) {
-      const leave = profileSpec['stopMatchingBehavior'] === 'LeavePolicies';
+      const leave = leavesPolicies(profileSpec);
       const clusterName = str(asObj(summary['spec'])['clusterName']) ?? '';
       const keep = leave
         ? []
@@ -482,6 +482,10 @@ export class AddonSummaryReconciler implements Reconciler {
     });
     return {};
   }
+}
+
+function leavesPolicies(profileSpec: Obj): boolean {
+  return profileSpec['stopMatchingBehavior'] === 'LeavePolicies';
 }
 
 /** Orphan all (LeavePolicies), the objects other profiles keep (SelectivelyOrphan), or nothing. */
