@@ -30,6 +30,8 @@ export interface RenderChartOptions {
   noHooks?: boolean;
   /** `--is-upgrade`: .Release.IsUpgrade true and IsInstall false. */
   isUpgrade?: boolean;
+  /** `--skip-schema-validation`: values.schema.json files are not checked. */
+  skipSchemaValidation?: boolean;
 }
 
 /** What one render produced, before framing: CRDs, manifests and hooks in helm's order, and the notes. */
@@ -73,7 +75,7 @@ export function renderRelease(loaded: Chart, options: RenderChartOptions): Rende
     Capabilities: capabilitiesObject(kube, options.apiVersions ?? []),
   };
   const values = coalesceValues(chart, userValues);
-  const problems = validateAgainstSchema(chart, values);
+  const problems = options.skipSchemaValidation ? null : validateAgainstSchema(chart, values);
   if (problems !== null)
     throw new HelmChartError(
       `values don't meet the specifications of the schema(s) in the following chart(s):\n${problems}`,

@@ -1,7 +1,7 @@
 // bcrypt ($2a$, as golang.org/x/crypto/bcrypt generates it) for sprig's bcrypt and htpasswd. Node
 // has no bcrypt; Blowfish's initial tables are the hex digits of pi, computed here once on demand.
 
-import { randomBytes } from 'node:crypto';
+import { entropy } from './entropy.js';
 
 const WORDS = 18 + 4 * 256;
 
@@ -117,7 +117,7 @@ function bcryptBase64Decode(s: string): Uint8Array {
 export function bcryptHash(password: string, cost = 10, salt?: string): string {
   const pw = Buffer.from(password, 'utf8');
   if (pw.length > 72) throw new Error('bcrypt: password length exceeds 72 bytes');
-  const saltText = salt ?? bcryptBase64(randomBytes(16));
+  const saltText = salt ?? bcryptBase64(entropy().bytes(16));
   const csalt = bcryptBase64Decode(saltText);
   const ckey = Buffer.concat([pw, Buffer.from([0])]);
   const c = new Blowfish();

@@ -5,14 +5,14 @@ import {
   createHash,
   createPrivateKey,
   createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
   sign,
   X509Certificate,
   type KeyObject,
 } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { GoFunc, GoOpaque, GoValue } from '../value.js';
+import { currentDate, entropy } from './entropy.js';
+import { rsaPrivateKey } from './keygen.js';
 import { argInt, argString, arity, formatGo, GoArgTypeError, typeNameOf } from './cast.js';
 
 /** sprig's `certificate` struct: templates read .Cert and .Key. */
@@ -168,9 +168,9 @@ function createCert(t: Template, signee: KeyObject, parentDer: Buffer | null, si
   const subject = name(t.cn);
   const parent = parentDer ? certParts(parentDer) : null;
   const issuer = parent ? parent.subject : subject;
-  const now = new Date();
+  const now = currentDate();
   const notAfter = new Date(now.getTime() + Number(t.days) * 86400000);
-  const serial = BigInt('0x' + randomBytes(16).toString('hex'));
+  const serial = BigInt('0x' + entropy().bytes(16).toString('hex'));
   const { alg, hash } = sigAlg(signer);
   const exts: Buffer[] = [];
   exts.push(
@@ -295,7 +295,7 @@ function template(
 }
 
 function rsaKey(): KeyObject {
-  return generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  return rsaPrivateKey(2048);
 }
 
 function argCert(v: GoValue | undefined): SprigCertificate {

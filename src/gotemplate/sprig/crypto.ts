@@ -1,19 +1,11 @@
 // sprig's encoding, hashing, random and key functions (strings.go, crypto.go) on node:crypto,
 // with Go's base64/base32 decoding errors and goutils' crypto-random string alphabets.
 
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  generateKeyPairSync,
-  randomBytes,
-  randomInt,
-  randomUUID,
-  scryptSync,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, scryptSync } from 'node:crypto';
 import { GoSizedInt, type GoFunc } from '../value.js';
 import { bcryptHash } from './bcrypt.js';
+import { entropy, randomBelow, randomUuid } from './entropy.js';
+import { ed25519PrivateKey, p256PrivateKey, rsaPrivateKey } from './keygen.js';
 import { argIntNum, argString, arity, GoArgTypeError, typeNameOf } from './cast.js';
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -116,7 +108,7 @@ function adler32(b: Uint8Array): number {
 function randomFrom(alphabet: string, count: number): string {
   if (count <= 0) return '';
   let s = '';
-  for (let i = 0; i < count; i++) s += alphabet[randomInt(alphabet.length)];
+  for (let i = 0; i < count; i++) s += alphabet[randomBelow(alphabet.length)];
   return s;
 }
 
@@ -129,15 +121,11 @@ function genPrivateKey(typ: string): string {
   switch (typ) {
     case '':
     case 'rsa':
-      return generateKeyPairSync('rsa', { modulusLength: 4096 })
-        .privateKey.export({ type: 'pkcs1', format: 'pem' })
-        .toString();
+      return rsaPrivateKey(4096).export({ type: 'pkcs1', format: 'pem' }).toString();
     case 'ecdsa':
-      return generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
-        .privateKey.export({ type: 'sec1', format: 'pem' })
-        .toString();
+      return p256PrivateKey().export({ type: 'sec1', format: 'pem' }).toString();
     case 'ed25519':
-      return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      return ed25519PrivateKey().export({ type: 'pkcs8', format: 'pem' }).toString();
     case 'dsa':
       throw new Error('genPrivateKey "dsa" is not supported');
     default:
@@ -251,7 +239,7 @@ export function cryptoFunctions(): Record<string, GoFunc> {
     sha256sum: (...a) => createHash('sha256').update(argString(a[0]), 'utf8').digest('hex'),
     sha512sum: (...a) => createHash('sha512').update(argString(a[0]), 'utf8').digest('hex'),
     adler32sum: (...a) => String(adler32(enc(argString(a[0])))),
-    uuidv4: () => randomUUID(),
+    uuidv4: () => randomUuid(),
     // helm 4.1.4's `helm template` renders getHostByName empty (no DNS lookups while templating).
     getHostByName: (...a) => {
       arity('getHostByName', a, 1);
@@ -269,7 +257,7 @@ export function cryptoFunctions(): Record<string, GoFunc> {
     randBytes: (...a) => {
       const n = argIntNum(a[0]);
       if (n < 0) throw new Error('runtime error: makeslice: len out of range');
-      return randomBytes(n).toString('base64');
+      return entropy().bytes(n).toString('base64');
     },
     randAlphaNum: (...a) => randomFrom(LETTERS + DIGITS, argIntNum(a[0])),
     randAlpha: (...a) => randomFrom(LETTERS, argIntNum(a[0])),
@@ -299,7 +287,7 @@ export function cryptoFunctions(): Record<string, GoFunc> {
       const content = Buffer.from(plaintext, 'utf8');
       const pad = 16 - (content.length % 16);
       const padded = Buffer.concat([content, Buffer.alloc(pad, pad)]);
-      const iv = randomBytes(16);
+      const iv = entropy().bytes(16);
       const c = createCipheriv('aes-256-cbc', aesKey(password), iv);
       c.setAutoPadding(false);
       return Buffer.concat([iv, c.update(padded), c.final()]).toString('base64');

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { GoSizedInt, goInt64, integerValue, type GoFunc, type GoOpaque, type GoValue } from '../value.js';
 import { argInt, argString, arity, GoArgTypeError, typeNameOf } from './cast.js';
+import { entropy } from './entropy.js';
 
 /** A time zone: UTC, Local, an IANA zone, or a fixed offset. */
 export interface GoLocation {
@@ -161,6 +162,10 @@ export class GoTime implements GoOpaque {
     readonly mono?: bigint,
   ) {}
   static now(): GoTime {
+    // A seeded render reads a pinned instant, in UTC and without a monotonic reading, so it prints
+    // the same wherever and whenever it runs.
+    const pinned = entropy().pinnedNowNanos;
+    if (pinned !== undefined) return new GoTime(pinned / 1000000000n, Number(pinned % 1000000000n), UTC);
     const ns = BigInt(Date.now()) * 1000000n + (process.hrtime.bigint() % 1000000n);
     return new GoTime(
       ns / 1000000000n,

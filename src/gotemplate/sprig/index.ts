@@ -20,6 +20,7 @@ export { SemverConstraints, SemverVersion, newVersion } from './semver.js';
 export { GoTime, formatTime, parseTime, parseDuration, durationString } from './dates.js';
 export { isEmpty, deepEqual } from './collections.js';
 export { SprigCertificate } from './certs.js';
+export { withEntropy, seededEntropy, systemEntropy, type EntropySource } from './entropy.js';
 
 /** Every sprig function helm exposes, by template name. A fresh map per call (callers may extend it). */
 export function sprigFunctions(): Record<string, GoFunc> {

@@ -15,6 +15,7 @@ import {
   toFloat64,
   toInt64,
 } from './cast.js';
+import { randomBelow } from './entropy.js';
 
 /** A decimal number coef × 10^exp, as shopspring/decimal keeps it. */
 interface Dec {
@@ -209,7 +210,7 @@ export function mathFunctions(): Record<string, GoFunc> {
       const min = argIntNum(a[0]);
       const max = argIntNum(a[1]);
       if (max - min <= 0) throw new Error('invalid argument to Intn');
-      return BigInt(Math.floor(Math.random() * (max - min)) + min);
+      return BigInt(randomBelow(max - min) + min);
     },
     add1f: (...a) => decimalOp(a[0], [1n], decAdd),
     addf: (...a) => decimalOp(0, a, decAdd),

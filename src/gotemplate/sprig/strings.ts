@@ -3,6 +3,7 @@
 
 import type { GoFunc, GoMap, GoValue } from '../value.js';
 import { argInt, argIntNum, argString, arity, strval, tagSlice } from './cast.js';
+import { randomBelow } from './entropy.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -546,7 +547,7 @@ export function stringFunctions(): Record<string, GoFunc> {
     shuffle: s1((s) => {
       const cps = [...s];
       for (let i = cps.length - 1; i > 0; i--) {
-        const j = Math.floor(Math.random() * (i + 1));
+        const j = randomBelow(i + 1);
         [cps[i], cps[j]] = [cps[j]!, cps[i]!];
       }
       return cps.join('');
