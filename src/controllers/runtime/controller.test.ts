@@ -5,7 +5,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { Controller } from './controller.js';
-import { InformerSet } from './informer.js';
+import { fieldEquals, InformerSet } from './informer.js';
 import type { Logger } from './logger.js';
 import { MetricsRegistry } from './metrics.js';
 import { setControllerReference } from './owners.js';
@@ -175,6 +175,57 @@ describe('Controller', () => {
     reqs.length = 0;
     await store.create('events', { metadata: { namespace, name: 'e1' }, involves: 'mapped' });
     await waitFor(() => reqs.includes(`${namespace}/mapped`), 'mapped event');
+    await run.stop();
+  });
+
+  it('watches with a filter: only selected objects are cached and reconciled, entering and leaving too', async () => {
+    fresh();
+    const reqs: string[] = [];
+    const { controller } = make(async (_ctx, req) => {
+      reqs.push(req.name);
+    });
+    const content = fieldEquals('type', 'example.com/content');
+    controller.watches(
+      SECRETS,
+      (obj) => [{ namespace: obj.metadata.namespace!, name: `for-${obj.metadata.name}` }],
+      {
+        filter: content,
+      },
+    );
+    const make2 = (name: string, type: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace, name },
+      type,
+    });
+    await store.create(SECRETS, make2('listed', 'example.com/content'));
+    await store.create(SECRETS, make2('plain', 'Opaque'));
+    const run = runController(store, controller);
+    await waitFor(() => reqs.includes('for-listed'), 'listed content secret');
+    const cached = run.informers.informer(SECRETS, { filter: content });
+    assert.deepEqual(
+      cached.list(namespace).map((o) => o.metadata.name),
+      ['listed'],
+    );
+    assert.deepEqual(run.informers.resources(), [`${SECRETS}?type=example.com/content`]);
+    await store.create(SECRETS, make2('plain-2', 'Opaque'));
+    const plain = (await store.get(SECRETS, namespace, 'plain'))!;
+    await store.update(SECRETS, { ...plain, data: { x: 'eA==' } });
+    await sleep(50);
+    assert.deepEqual(reqs, ['for-listed'], 'Opaque Secrets reconcile nothing');
+    await store.update(SECRETS, {
+      ...(await store.get(SECRETS, namespace, 'plain'))!,
+      type: 'example.com/content',
+    });
+    await waitFor(() => reqs.includes('for-plain'), 'a Secret entering the filter');
+    reqs.length = 0;
+    const listed = (await store.get(SECRETS, namespace, 'listed'))!;
+    await store.update(SECRETS, { ...listed, type: 'Opaque' });
+    await waitFor(() => reqs.includes('for-listed'), 'a Secret leaving the filter');
+    assert.deepEqual(
+      cached.list(namespace).map((o) => o.metadata.name),
+      ['plain'],
+    );
     await run.stop();
   });
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '../../store/types.js';
-import type { InformerSet } from './informer.js';
+import type { Informer, InformerFilter, InformerSet } from './informer.js';
 import { noopLogger, type Logger } from './logger.js';
 import { MetricsRegistry, type Counter, type Gauge, type Histogram } from './metrics.js';
 import { ownerRequests, type OwnerKind } from './owners.js';
@@ -30,12 +30,19 @@ export type EventPredicate = (obj: KubeObject, old?: KubeObject) => boolean;
 
 export interface ControllerWatchOptions {
   predicate?: EventPredicate;
+  /**
+   * Watch (and cache) only the objects this filter selects, through an informer of its own shared by
+   * filter name: objects entering or leaving the selection arrive as adds and deletes. Map functions
+   * and reconciles still cannot read the resource from the cache (it is not cached whole).
+   */
+  filter?: InformerFilter;
 }
 
 interface WatchSpec {
   resource: string;
   map: MapFunc;
   predicate: EventPredicate | undefined;
+  filter: InformerFilter | undefined;
 }
 
 export interface ControllerOptions {
@@ -167,13 +174,22 @@ export class Controller {
 
   /** Reconcile whatever `map` returns for changed objects of this resource (old and new state on update). */
   watches(resource: string, map: MapFunc, options: ControllerWatchOptions = {}): this {
-    this.specs.push({ resource, map, predicate: options.predicate });
+    this.specs.push({ resource, map, predicate: options.predicate, filter: options.filter });
     return this;
   }
 
-  /** Resources this controller needs informers for. */
+  /** Resources this controller needs informers for (filtered or not). */
   watchedResources(): string[] {
     return [...new Set(this.specs.map((s) => s.resource))];
+  }
+
+  /** The informers of `informers` this controller's watches use, each once. */
+  private informersOf(informers: InformerSet): Informer[] {
+    return [...new Set(this.specs.map((s) => this.informerOf(informers, s)))];
+  }
+
+  private informerOf(informers: InformerSet, spec: WatchSpec): Informer {
+    return informers.informer(spec.resource, spec.filter ? { filter: spec.filter } : {});
   }
 
   /** Queues a reconcile by hand (ignored while not running). */
@@ -208,7 +224,7 @@ export class Controller {
     signal.addEventListener('abort', stop, { once: true });
     try {
       if (signal.aborted) return;
-      const syncs = this.watchedResources().map((r) => informers.informer(r).waitForSync(signal));
+      const syncs = this.informersOf(informers).map((i) => i.waitForSync(signal));
       const synced = (await Promise.all(syncs)).every(Boolean);
       if (!synced || signal.aborted) return;
       this.logger.info({ workers: this.workers }, 'starting workers');
@@ -228,7 +244,7 @@ export class Controller {
     };
     const passes = (obj: KubeObject, old?: KubeObject): boolean =>
       !spec.predicate || spec.predicate(obj, old);
-    return informers.informer(spec.resource).addEventHandler({
+    return this.informerOf(informers, spec).addEventHandler({
       onAdd: (obj) => {
         if (passes(obj)) enqueue([obj]);
       },

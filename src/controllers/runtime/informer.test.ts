@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { openStore } from '../../store/index.js';
-import type { KubeObject, Store } from '../../store/types.js';
+import type { KubeObject, ListOptions, Store } from '../../store/types.js';
 import { errors } from '../../util/errors.js';
 import { FaultyStore } from '../testing/store.js';
 import { sleep, waitFor } from '../testing/wait.js';
-import { Informer, InformerSet } from './informer.js';
+import { fieldEquals, Informer, InformerSet } from './informer.js';
 
 const CM = 'configmaps';
 
@@ -216,6 +216,208 @@ describe('Informer', () => {
     assert.equal(await set.waitForSync(), true);
     assert.ok(set.get(CM, 'idx', 'x'));
     assert.throws(() => set.list('secrets'), /only watched resources/);
+    set.stop();
+  });
+});
+
+const SECRETS = 'secrets';
+const CONTENT = 'example.com/content';
+const CONTENT_ONLY = fieldEquals('type', CONTENT);
+
+function secret(
+  namespace: string,
+  name: string,
+  type: string,
+  data: Record<string, string> = {},
+): KubeObject {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { namespace, name }, type, data };
+}
+
+/** Records the options of every list, to see what the store was asked to filter. */
+class ListSpy extends FaultyStore {
+  readonly lists: ListOptions[] = [];
+  override list(resource: string, options?: ListOptions): ReturnType<Store['list']> {
+    this.lists.push(options ?? {});
+    return super.list(resource, options);
+  }
+}
+
+describe('Informer with a filter', () => {
+  let store: Store;
+  before(async () => {
+    store = await openStore({ url: 'memory:' });
+  });
+  after(async () => {
+    await store.close();
+  });
+
+  const names = (informer: Informer): string[] => informer.list().map((o) => o.metadata.name ?? '');
+  async function edit(name: string, namespace: string, change: Partial<KubeObject>): Promise<void> {
+    const current = (await store.get(SECRETS, namespace, name))!;
+    await store.update(SECRETS, { ...current, ...change });
+  }
+
+  it('caches only matching objects; the store filters the list', async () => {
+    await store.create(SECRETS, secret('f1', 'content', CONTENT));
+    await store.create(SECRETS, secret('f1', 'opaque', 'Opaque'));
+    await store.create(SECRETS, secret('f1', 'untyped', ''));
+    const spy = new ListSpy(store);
+    const informer = new Informer({ store: spy, resource: SECRETS, namespace: 'f1', filter: CONTENT_ONLY });
+    const rec = recorder();
+    informer.addEventHandler(rec.handlers);
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(rec.events, ['add f1/content']);
+    assert.deepEqual(names(informer), ['content']);
+    assert.equal(informer.get('f1', 'opaque'), undefined);
+    assert.ok(spy.lists[0]?.predicate, 'the list carries the filter to the store');
+
+    rec.events.length = 0;
+    await store.create(SECRETS, secret('f1', 'opaque-2', 'Opaque'));
+    await edit('opaque', 'f1', { data: { changed: 'eA==' } });
+    await store.delete(SECRETS, 'f1', 'untyped');
+    await store.create(SECRETS, secret('f1', 'content-2', CONTENT));
+    await waitFor(() => rec.events.length > 0, 'the matching add');
+    await sleep(20);
+    assert.deepEqual(rec.events, ['add f1/content-2'], 'no event for objects outside the filter');
+    assert.deepEqual(names(informer), ['content', 'content-2']);
+    informer.stop();
+  });
+
+  it('an object entering the filter is an add, leaving it a delete (with its new state)', async () => {
+    await store.create(SECRETS, secret('f2', 'mover', 'Opaque', { v: 'MQ==' }));
+    const informer = new Informer({ store, resource: SECRETS, namespace: 'f2', filter: CONTENT_ONLY });
+    const deleted: KubeObject[] = [];
+    const rec = recorder();
+    informer.addEventHandler(rec.handlers);
+    informer.addEventHandler({ onDelete: (o) => deleted.push(o) });
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(rec.events, []);
+
+    await edit('mover', 'f2', { type: CONTENT });
+    await waitFor(() => rec.events.length === 1, 'entering');
+    await edit('mover', 'f2', { data: { v: 'Mg==' } });
+    await waitFor(() => rec.events.length === 2, 'changing inside');
+    await edit('mover', 'f2', { type: 'Opaque' });
+    await waitFor(() => rec.events.length === 3, 'leaving');
+    await edit('mover', 'f2', { data: { v: 'Mw==' } }); // outside: nothing
+    await store.delete(SECRETS, 'f2', 'mover'); // deleted while outside: nothing
+    await sleep(30);
+    assert.deepEqual(rec.events, [
+      'add f2/mover',
+      'update f2/mover {"v":"MQ=="}->{"v":"Mg=="}',
+      'delete f2/mover',
+    ]);
+    assert.equal(deleted[0]?.['type'], 'Opaque', 'the delete carries the state that left the filter');
+    assert.equal(informer.get('f2', 'mover'), undefined);
+
+    // Deleted while inside: a delete.
+    await store.create(SECRETS, secret('f2', 'gone', CONTENT));
+    await waitFor(() => rec.events.length === 4, 'add');
+    await store.delete(SECRETS, 'f2', 'gone');
+    await waitFor(() => rec.events.length === 5, 'delete');
+    assert.deepEqual(rec.events.slice(3), ['add f2/gone', 'delete f2/gone']);
+    assert.deepEqual(informer.list(), []);
+    informer.stop();
+  });
+
+  it('a relist after 410 brings the cache back to what matches, telling only the differences', async () => {
+    await store.create(SECRETS, secret('f3', 'stays', CONTENT, { v: 'MQ==' }));
+    await store.create(SECRETS, secret('f3', 'leaves', CONTENT));
+    await store.create(SECRETS, secret('f3', 'enters', 'Opaque'));
+    await store.create(SECRETS, secret('f3', 'changes', CONTENT, { v: 'MQ==' }));
+    const faulty = new ListSpy(store);
+    const informer = new Informer({
+      store: faulty,
+      resource: SECRETS,
+      namespace: 'f3',
+      filter: CONTENT_ONLY,
+      backoffBaseMs: 10,
+    });
+    const rec = recorder();
+    informer.addEventHandler(rec.handlers);
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(names(informer), ['changes', 'leaves', 'stays']);
+    rec.events.length = 0;
+
+    faulty.cut('fail');
+    faulty.breakWatches(errors.gone('too old resource version'));
+    await edit('leaves', 'f3', { type: 'Opaque' });
+    await edit('enters', 'f3', { type: CONTENT });
+    await edit('changes', 'f3', { data: { v: 'Mg==' } });
+    await store.create(SECRETS, secret('f3', 'new-opaque', 'Opaque'));
+    await sleep(30);
+    assert.deepEqual(rec.events, []);
+    const lists = faulty.lists.length;
+    faulty.heal();
+
+    await waitFor(() => rec.events.length >= 3, 'relist diff');
+    await sleep(20);
+    assert.deepEqual(rec.events.sort(), [
+      'add f3/enters',
+      'delete f3/leaves',
+      'update f3/changes {"v":"MQ=="}->{"v":"Mg=="}',
+    ]);
+    assert.ok(faulty.lists.length > lists && faulty.lists.slice(lists).every((o) => o.predicate));
+    assert.deepEqual(names(informer), ['changes', 'enters', 'stays']);
+    const matching = await store.list(SECRETS, { namespace: 'f3', predicate: CONTENT_ONLY.matches });
+    assert.deepEqual(
+      informer.list().map((o) => o.metadata.resourceVersion),
+      matching.items.map((o) => o.metadata.resourceVersion),
+    );
+    informer.stop();
+  });
+
+  it('a throwing filter leaves the object out and the informer running', async () => {
+    await store.create(SECRETS, secret('f4', 'fine', CONTENT));
+    await store.create(SECRETS, secret('f4', 'bad', CONTENT));
+    const informer = new Informer({
+      store,
+      resource: SECRETS,
+      namespace: 'f4',
+      filter: {
+        name: 'throws-on-bad',
+        matches: (o) => {
+          if (o.metadata.name === 'bad') throw new Error('cannot tell');
+          return true;
+        },
+      },
+    });
+    informer.start();
+    await informer.waitForSync();
+    assert.deepEqual(names(informer), ['fine']);
+    await store.create(SECRETS, secret('f4', 'later', CONTENT));
+    await waitFor(() => informer.get('f4', 'later'), 'later event');
+    informer.stop();
+  });
+
+  it('fieldEquals reads dotted paths; a missing field reads as empty', () => {
+    const phase = fieldEquals('status.phase', 'Running');
+    assert.equal(phase.name, 'status.phase=Running');
+    assert.equal(phase.matches({ metadata: {}, status: { phase: 'Running' } }), true);
+    assert.equal(phase.matches({ metadata: {}, status: { phase: 'Pending' } }), false);
+    assert.equal(phase.matches({ metadata: {} }), false);
+    assert.equal(fieldEquals('status.phase', '').matches({ metadata: {} }), true);
+    assert.equal(fieldEquals('spec.replicas', '3').matches({ metadata: {}, spec: { replicas: 3 } }), true);
+  });
+
+  it('InformerSet keeps filtered informers apart from the whole resource, shared by filter name', async () => {
+    const set = new InformerSet(store);
+    const filtered = set.informer(SECRETS, { filter: CONTENT_ONLY });
+    assert.equal(set.informer(SECRETS, { filter: fieldEquals('type', CONTENT) }), filtered);
+    assert.notEqual(set.informer(SECRETS, { filter: fieldEquals('type', 'Opaque') }), filtered);
+    assert.deepEqual(set.resources(), [`${SECRETS}?type=${CONTENT}`, `${SECRETS}?type=Opaque`]);
+    set.start();
+    assert.equal(await set.waitForSync(), true);
+    assert.ok(filtered.get('f1', 'content'));
+    // A filtered informer holds part of the resource: cache reads of the resource do not answer from it.
+    assert.throws(() => set.list(SECRETS), /cached only filtered by type=example.com\/content, type=Opaque/);
+    const whole = set.informer(SECRETS);
+    assert.notEqual(whole, filtered);
+    await whole.waitForSync();
+    assert.ok(set.get(SECRETS, 'f1', 'opaque'));
     set.stop();
   });
 });

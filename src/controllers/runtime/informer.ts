@@ -1,6 +1,6 @@
 // An informer keeps an in-memory copy of one resource, fed by the store's list-then-watch, and tells
 // handlers what changed; on 410 Expired or a broken watch it relists, with backoff, and catches up.
-import type { KubeObject, ListResult, Store, WatchEvent, Watcher } from '../../store/types.js';
+import type { KubeObject, ListOptions, ListResult, Store, WatchEvent, Watcher } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { noopLogger, type Logger } from './logger.js';
 import type { CacheReader } from './reconcile.js';
@@ -16,12 +16,46 @@ export interface InformerHandlers {
 /** Values under which an object is found through `byIndex`. */
 export type IndexFunc = (obj: KubeObject) => string[];
 
+/**
+ * Restricts an informer to the objects `matches` accepts, as a field selector restricts a Kubernetes
+ * watch: the list is filtered in the store (non-matching objects are never cached), and watch events are
+ * checked on arrival, so an object that stops matching leaves the cache as a delete and one that starts
+ * matching enters it as an add. Informers are shared by resource and filter `name`: filters of one name
+ * must select the same objects.
+ */
+export interface InformerFilter {
+  /** Identifies the selection, field-selector style: `type=addons.projectsveltos.io/cluster-profile`. */
+  name: string;
+  matches(obj: KubeObject): boolean;
+}
+
+/**
+ * A filter on one field's value, like the field selector `path=value` (a dotted path; a missing field
+ * reads as '', as in field selectors).
+ */
+export function fieldEquals(path: string, value: string): InformerFilter {
+  const steps = path.split('.');
+  return {
+    name: `${path}=${value}`,
+    matches: (obj) => {
+      let at: unknown = obj;
+      for (const step of steps) {
+        if (typeof at !== 'object' || at === null) return value === '';
+        at = (at as Record<string, unknown>)[step];
+      }
+      return (typeof at === 'string' ? at : at === undefined || at === null ? '' : String(at)) === value;
+    },
+  };
+}
+
 export interface InformerOptions {
   store: Store;
   /** Store resource name: `namespaces`, `leases.coordination.k8s.io`. */
   resource: string;
   /** Only this namespace; undefined = all. */
   namespace?: string;
+  /** Only the objects this filter selects; undefined = all. */
+  filter?: InformerFilter;
   logger?: Logger;
   indexers?: Record<string, IndexFunc>;
   /** First retry delay after a failed list or watch; doubles per failure. Default 200 ms. */
@@ -34,6 +68,8 @@ export interface InformerOptions {
 
 const NAMESPACE_INDEX = 'namespace';
 const ALL = Symbol('all namespaces');
+/** byLabel's indices are named after the label they file by. */
+const LABEL_INDEX_PREFIX = 'label:';
 const HEALTHY_WATCH_MS = 5_000;
 
 function cacheKey(namespace: string | undefined, name: string | undefined): string {
@@ -52,6 +88,7 @@ function versionOf(obj: KubeObject): number {
 export class Informer {
   readonly resource: string;
   readonly namespace: string | undefined;
+  readonly filter: InformerFilter | undefined;
   private readonly store: Store;
   private readonly logger: Logger;
   private readonly backoffBaseMs: number;
@@ -80,7 +117,11 @@ export class Informer {
     this.store = options.store;
     this.resource = options.resource;
     this.namespace = options.namespace;
-    this.logger = (options.logger ?? noopLogger).child({ informer: options.resource });
+    this.filter = options.filter;
+    this.logger = (options.logger ?? noopLogger).child({
+      informer: options.resource,
+      ...(options.filter ? { filter: options.filter.name } : {}),
+    });
     this.backoffBaseMs = options.backoffBaseMs ?? 200;
     this.backoffMaxMs = options.backoffMaxMs ?? 30_000;
     this.resyncPeriodMs = options.resyncPeriodMs ?? 0;
@@ -167,6 +208,36 @@ export class Informer {
     return keys.map((k) => this.items.get(k)!);
   }
 
+  /**
+   * Objects whose label `key` is `value` (of one namespace when given), sorted like list(). The label's
+   * index is built on first use and kept up to date from then on: a controller finding a cluster's few
+   * objects among a fleet's thousands reads a handful, not the whole kind.
+   */
+  byLabel(key: string, value: string, namespace?: string): KubeObject[] {
+    const name = `${LABEL_INDEX_PREFIX}${key}`;
+    if (!this.indices.has(name))
+      this.addIndexer(name, (obj) => {
+        const v = obj.metadata.labels?.[key];
+        return v === undefined ? [] : [v];
+      });
+    const keys = [...(this.indices.get(name)!.get(value) ?? [])].sort();
+    const objs = keys.map((k) => this.items.get(k)!);
+    return namespace === undefined ? objs : objs.filter((o) => (o.metadata.namespace ?? '') === namespace);
+  }
+
+  /** Adds an index and files every cached object in it. */
+  private addIndexer(name: string, fn: IndexFunc): void {
+    this.indexers.set(name, fn);
+    const index = new Map<string, Set<string>>();
+    this.indices.set(name, index);
+    for (const [key, obj] of this.items)
+      for (const value of fn(obj)) {
+        let keys = index.get(value);
+        if (!keys) index.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+  }
+
   /** Objects an indexer filed under `value`. */
   byIndex(indexName: string, value: string): KubeObject[] {
     const index = this.indices.get(indexName);
@@ -180,10 +251,10 @@ export class Informer {
     this.watcher = undefined;
     let listed: ListResult;
     try {
-      listed = await this.store.list(
-        this.resource,
-        this.namespace === undefined ? {} : { namespace: this.namespace },
-      );
+      const options: ListOptions = this.namespace === undefined ? {} : { namespace: this.namespace };
+      // In the store: what does not match is dropped as it is read, never held in a list result.
+      if (this.filter) options.predicate = (obj) => this.matches(obj);
+      listed = await this.store.list(this.resource, options);
     } catch (e) {
       if (epoch !== this.epoch) return;
       this.logger.warn({ err: e }, 'list failed');
@@ -279,6 +350,15 @@ export class Informer {
     }
     // An event older than what the cache holds is a replay of something the list already showed.
     if (old && versionOf(old) >= event.resourceVersion) return;
+    if (!this.matches(obj)) {
+      // Filtered out: an object that left the selection is a deletion (with its new state, as a
+      // field-selector watch reports it); one that was never in it is none of this informer's business.
+      if (old) {
+        this.remove(key, old);
+        this.notify('onDelete', obj);
+      }
+      return;
+    }
     this.put(key, obj, old);
     if (old) this.notify('onUpdate', old, obj);
     else this.notify('onAdd', obj);
@@ -339,6 +419,17 @@ export class Informer {
     }
   }
 
+  /** Whether the filter (if any) selects `obj`; a throwing filter selects nothing, loudly. */
+  private matches(obj: KubeObject): boolean {
+    if (!this.filter) return true;
+    try {
+      return this.filter.matches(obj);
+    } catch (e) {
+      this.logger.error({ err: e, name: obj.metadata.name }, 'informer filter threw; object left out');
+      return false;
+    }
+  }
+
   private resync(): void {
     if (!this.synced) return;
     for (const obj of this.items.values()) this.notify('onUpdate', obj, obj);
@@ -366,11 +457,25 @@ export class Informer {
   }
 }
 
-export type InformerSetOptions = Omit<InformerOptions, 'store' | 'resource' | 'namespace' | 'indexers'>;
+export type InformerSetOptions = Omit<
+  InformerOptions,
+  'store' | 'resource' | 'namespace' | 'indexers' | 'filter'
+>;
+
+/** Which of a set's informers to use: a filtered one caches only what its filter selects. */
+export interface InformerSelection {
+  filter?: InformerFilter;
+}
+
+/** `configmaps`, or `secrets?type=addons.projectsveltos.io/cluster-profile` for a filtered informer. */
+function informerKey(resource: string, filter: InformerFilter | undefined): string {
+  return filter ? `${resource}?${filter.name}` : resource;
+}
 
 /**
- * One informer per resource, shared by every controller the manager runs, and a CacheReader over
- * them. Informers asked for after `start()` start at once.
+ * One informer per resource (and per filter of it), shared by every controller the manager runs, and
+ * a CacheReader over the unfiltered ones: a filtered informer holds only part of its resource, so
+ * reads of the resource never answer from it. Informers asked for after `start()` start at once.
  */
 export class InformerSet implements CacheReader {
   private readonly informers = new Map<string, Informer>();
@@ -382,16 +487,24 @@ export class InformerSet implements CacheReader {
     private readonly options: InformerSetOptions = {},
   ) {}
 
-  informer(resource: string): Informer {
-    let informer = this.informers.get(resource);
+  informer(resource: string, selection: InformerSelection = {}): Informer {
+    const { filter } = selection;
+    const key = informerKey(resource, filter);
+    let informer = this.informers.get(key);
     if (!informer) {
-      informer = new Informer({ ...this.options, store: this.store, resource });
-      this.informers.set(resource, informer);
+      informer = new Informer({
+        ...this.options,
+        store: this.store,
+        resource,
+        ...(filter ? { filter } : {}),
+      });
+      this.informers.set(key, informer);
       if (this.started && !this.stopped) informer.start();
     }
     return informer;
   }
 
+  /** The informers' keys: a resource, or `resource?filter-name` for a filtered informer. */
   resources(): string[] {
     return [...this.informers.keys()];
   }
@@ -421,9 +534,18 @@ export class InformerSet implements CacheReader {
     return this.known(resource).list(namespace);
   }
 
+  byLabel(resource: string, key: string, value: string, namespace?: string): KubeObject[] {
+    return this.known(resource).byLabel(key, value, namespace);
+  }
+
   private known(resource: string): Informer {
     const informer = this.informers.get(resource);
-    if (!informer) throw new Error(`no informer for ${resource}: only watched resources are cached`);
-    return informer;
+    if (informer) return informer;
+    const filtered = [...this.informers.values()].filter((i) => i.resource === resource && i.filter);
+    const only =
+      filtered.length > 0
+        ? ` (${resource} is cached only filtered by ${filtered.map((i) => i.filter!.name).join(', ')})`
+        : '';
+    throw new Error(`no informer for ${resource}: only watched resources are cached${only}`);
   }
 }

@@ -18,6 +18,11 @@ export interface ReconcileResult {
 export interface CacheReader {
   get(resource: string, namespace: string, name: string): KubeObject | undefined;
   list(resource: string, namespace?: string): KubeObject[];
+  /**
+   * Objects whose label `key` is `value` (of one namespace when given), sorted like list(), from an index
+   * built on first use: a cluster's objects without scanning the fleet's.
+   */
+  byLabel(resource: string, key: string, value: string, namespace?: string): KubeObject[];
 }
 
 export interface ReconcileContext {
