@@ -32,6 +32,11 @@ export const WORK_CLEANUP_FINALIZER = 'fleethub.io/agent-cleanup';
  * through the API only their cluster's agent may write them (status, cleanup finalizer).
  */
 export const LABEL_CLUSTER_SUMMARY = 'fleethub.io/cluster-summary';
+/**
+ * A ManifestWork the hub applies to itself (a ClusterProfile's `deploymentType: Local` content). Only the
+ * hub's controllers write such works; the API refuses them to everyone.
+ */
+export const LABEL_LOCAL = 'fleethub.io/local';
 /** Stamped by the hub on every Cluster write. */
 export const LABEL_TENANT = 'fleethub.io/tenant';
 export const LABEL_CAPI_CLUSTER_NAME = 'cluster.x-k8s.io/cluster-name';

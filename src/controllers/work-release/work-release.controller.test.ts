@@ -1,10 +1,12 @@
 // The work-release controller on a real store: deleted works of missing, deleting or never-joined
-// Clusters are let go; those of a joined Cluster wait for its agent until the Cluster goes.
+// Clusters are let go; those of a joined Cluster wait for its agent until the Cluster goes; local works
+// (no Cluster at all) are never let go here: the hub cleans them up itself.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   FLEET_API_VERSION,
   LABEL_CLUSTER,
+  LABEL_LOCAL,
   RESOURCES,
   WORK_API_VERSION,
   WORK_CLEANUP_FINALIZER,
@@ -29,14 +31,19 @@ async function createCluster(store: Store, name: string, joined: boolean): Promi
   });
 }
 
-async function createWork(store: Store, name: string, cluster: string): Promise<void> {
+async function createWork(
+  store: Store,
+  name: string,
+  cluster: string,
+  labels: Record<string, string> = { [LABEL_CLUSTER]: cluster },
+): Promise<void> {
   await store.create(RESOURCES.manifestWorks, {
     apiVersion: WORK_API_VERSION,
     kind: 'ManifestWork',
     metadata: {
       name,
       namespace: NS,
-      labels: { [LABEL_CLUSTER]: cluster },
+      labels,
       finalizers: [WORK_CLEANUP_FINALIZER],
     },
     spec: { workload: { manifests: [] } },
@@ -85,5 +92,15 @@ describe('work-release controller', () => {
     assert.deepEqual((await store.get(RESOURCES.manifestWorks, NS, 'live'))?.metadata.finalizers, [
       WORK_CLEANUP_FINALIZER,
     ]);
+  });
+
+  it('leaves a deleted local work (no Cluster label) to the hub’s own cleanup', async () => {
+    await createWork(store, 'on-hub', '', { [LABEL_LOCAL]: 'true' });
+    await store.delete(RESOURCES.manifestWorks, NS, 'on-hub');
+    // Long enough for a release to have happened (the first test's works go within a few ms).
+    await sleep(400);
+    const waiting = await store.get(RESOURCES.manifestWorks, NS, 'on-hub');
+    assert.ok(waiting?.metadata.deletionTimestamp, 'still there, deleting');
+    assert.deepEqual(waiting.metadata.finalizers, [WORK_CLEANUP_FINALIZER]);
   });
 });

@@ -3,8 +3,9 @@
 //
 // While the Cluster has joined, cleaning up is its agent's job (it deletes what the work applied, then
 // drops the finalizer), and the work waits, re-checked every `recheckMs`: deleting the Cluster is how an
-// operator lets go of the works of an agent that will not come back.
-import { LABEL_CLUSTER, RESOURCES, WORK_CLEANUP_FINALIZER } from '../../fleet/names.js';
+// operator lets go of the works of an agent that will not come back. Local works (fleethub.io/local) have
+// no Cluster: the hub cleans them up itself (controllers/addon-local), so they are never released here.
+import { LABEL_CLUSTER, LABEL_LOCAL, RESOURCES, WORK_CLEANUP_FINALIZER } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { conditionsOf, findCondition } from '../runtime/conditions.js';
@@ -19,6 +20,11 @@ import type {
 import { retryOnConflict } from '../runtime/retry.js';
 
 const DEFAULT_RECHECK_MS = 30_000;
+
+/** Whether the hub applies this work to itself: its cleanup is the addon-local controller's, not an agent's. */
+export function isLocalWork(work: KubeObject): boolean {
+  return work.metadata.labels?.[LABEL_LOCAL] !== undefined;
+}
 
 /** Why no agent will clean up a work for this Cluster, or undefined when its agent will. */
 export function releaseReason(cluster: KubeObject | undefined): string | undefined {
@@ -37,7 +43,8 @@ export class WorkReleaseReconciler implements Reconciler {
   async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
     const namespace = req.namespace ?? '';
     const work = await this.store.get(RESOURCES.manifestWorks, namespace, req.name);
-    if (!work || !isDeleting(work) || !hasFinalizer(work, WORK_CLEANUP_FINALIZER)) return {};
+    if (!work || !isDeleting(work) || !hasFinalizer(work, WORK_CLEANUP_FINALIZER) || isLocalWork(work))
+      return {};
     const clusterName = work.metadata.labels?.[LABEL_CLUSTER] ?? '';
     const cluster = clusterName
       ? await this.store.get(RESOURCES.clusters, namespace, clusterName)
@@ -69,6 +76,6 @@ export function workReleaseController(options: WorkReleaseControllerOptions): Co
   const reconciler = new WorkReleaseReconciler(options.store, options.recheckMs);
   return new Controller({ ...options, name: 'work-release', reconciler }).for(RESOURCES.manifestWorks, {
     // Only deleting works hold anything up; the rest never need this controller.
-    predicate: (obj) => isDeleting(obj) && hasFinalizer(obj, WORK_CLEANUP_FINALIZER),
+    predicate: (obj) => isDeleting(obj) && hasFinalizer(obj, WORK_CLEANUP_FINALIZER) && !isLocalWork(obj),
   });
 }

@@ -339,3 +339,63 @@ test('server-side apply of a ManifestWork keeps manifests whole and the label ru
   assert.equal(moved.status, 422);
   assert.deepEqual(causesOf(moved), ['metadata.labels[fleethub.io/cluster]: FieldValueInvalid']);
 });
+
+test('a local ManifestWork (fleethub.io/local) is refused to everyone through the API: create, update, status, relabel, delete', async () => {
+  const forbidden =
+    /is labelled fleethub\.io\/local: the hub applies such works to itself and only its controllers write them/;
+  const tenant = { user: 'alice', groups: ['team-a'] };
+  const agent = { user: 'fleethub:cluster:team-a:edge-1', groups: ['fleethub:cluster-agents'] };
+  const local = (name: string): Json =>
+    work(name, { workload: { manifests: [deployment('x')] } }, { 'fleethub.io/local': 'true' });
+  for (const who of [{}, tenant, agent]) {
+    const created = await api.call('POST', works, local('mine'), who);
+    assert.equal(created.status, 403, JSON.stringify(created.body));
+    assert.match(String(created.body.message), forbidden);
+    assert.match(String(created.body.message), /\(create refused\)/);
+  }
+  // One made by the hub's controllers (the store): nobody may change, relabel or delete it either.
+  await api.store.create('manifestworks.work.open-cluster-management.io', {
+    ...local('hub-made'),
+    metadata: { name: 'hub-made', namespace: 'team-a', labels: { 'fleethub.io/local': 'true' } },
+  });
+  const path = `${works}/hub-made`;
+  for (const who of [{}, tenant, agent]) {
+    const changed = await api.call(
+      'PATCH',
+      path,
+      { spec: { workload: { manifests: [] } } },
+      { contentType: MERGE_PATCH, ...who },
+    );
+    assert.equal(changed.status, 403, JSON.stringify(changed.body));
+    // An agent's spec write is refused by its own rule first (admission runs before the guard): 403 either way.
+    if (who !== agent) assert.match(String(changed.body.message), /\(update refused\)/);
+    const status = await api.call(
+      'PATCH',
+      `${path}/status`,
+      { status: { conditions: [] } },
+      { contentType: MERGE_PATCH, ...who },
+    );
+    assert.equal(status.status, 403, JSON.stringify(status.body));
+    const unlabelled = await api.call(
+      'PATCH',
+      path,
+      { metadata: { labels: { 'fleethub.io/local': null } } },
+      { contentType: MERGE_PATCH, ...who },
+    );
+    assert.equal(unlabelled.status, 403, JSON.stringify(unlabelled.body));
+    const deleted = await api.call('DELETE', path, undefined, who);
+    assert.equal(deleted.status, 403, JSON.stringify(deleted.body));
+    assert.match(String(deleted.body.message), /\(delete refused\)/);
+  }
+  assert.ok(await api.store.get('manifestworks.work.open-cluster-management.io', 'team-a', 'hub-made'));
+  // An ordinary work may not be turned into a local one.
+  assert.equal((await api.call('POST', works, work('plain', {}))).status, 201);
+  const relabel = await api.call(
+    'PATCH',
+    `${works}/plain`,
+    { metadata: { labels: { 'fleethub.io/local': 'true' } } },
+    { contentType: MERGE_PATCH },
+  );
+  assert.equal(relabel.status, 403, JSON.stringify(relabel.body));
+  assert.match(String(relabel.body.message), forbidden);
+});

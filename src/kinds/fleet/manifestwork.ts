@@ -7,6 +7,7 @@ import {
   ANNOTATION_DRY_RUN,
   LABEL_CLUSTER,
   LABEL_CLUSTER_SUMMARY,
+  LABEL_LOCAL,
   WORK_API_VERSION,
   WORK_CLEANUP_FINALIZER,
   WORK_GROUP,
@@ -336,6 +337,18 @@ export const ManifestWork: KindDefinition = {
   // (a thousand works are a thousand writes fewer), and a work deleted before its agent saw it still
   // waits for the agent — or for the hub to find there is none (controllers/work-release).
   guard({ operation, user, old, obj }) {
+    // A local work is applied by the hub to itself, as admin: through the API nobody — tenant, admin or
+    // agent — may create, change, relabel into or delete one; only the hub's controllers (the store) do.
+    if (
+      old?.metadata.labels?.[LABEL_LOCAL] !== undefined ||
+      obj?.metadata.labels?.[LABEL_LOCAL] !== undefined
+    )
+      throw errors.forbidden(
+        `ManifestWork ${(old ?? obj)?.metadata.name ?? ''} is labelled ${LABEL_LOCAL}: the hub applies such works to itself and only its controllers write them (${operation} refused); deliver to the hub with a ClusterProfile's deploymentType Local instead`,
+        'manifestworks',
+        WORK_GROUP,
+        (old ?? obj)?.metadata.name,
+      );
     const generatedFor =
       (old ?? obj)?.metadata.labels?.[LABEL_CLUSTER_SUMMARY] ?? obj?.metadata.labels?.[LABEL_CLUSTER_SUMMARY];
     if (generatedFor === undefined) return;
