@@ -8,6 +8,12 @@
 import { isJsonObject, type JsonObject } from '../apiserver/patch/json.js';
 import { OWNER_KIND_ANNOTATION, OWNER_NAME_ANNOTATION, OWNER_TIER_ANNOTATION } from './content/stamp.js';
 
+/**
+ * Marks an object several profiles may deliver alike and none owns, such as the namespace a Helm release
+ * is installed into: never a conflict, and never deleted when a profile lets it go.
+ */
+export const SHARED_ANNOTATION = 'fleethub.io/shared';
+
 /** Sveltos's default tier, for profiles and policyRefs that name none. */
 export const DEFAULT_TIER = 100;
 
@@ -97,6 +103,11 @@ export function guessResource(kind: string): string {
   return `${lower}s`;
 }
 
+export function isShared(obj: JsonObject): boolean {
+  const annotations = metadataOf(obj)['annotations'];
+  return isJsonObject(annotations) && typeof annotations[SHARED_ANNOTATION] === 'string';
+}
+
 /** The profile a delivered object names as its owner (Sveltos's owner annotations). */
 export function ownerOf(obj: JsonObject): ProfileRef {
   const annotations = metadataOf(obj)['annotations'];
@@ -122,6 +133,10 @@ export function resolveOwnership(input: OwnershipInput): OwnershipResult {
   const owned: JsonObject[] = [];
   const conflicts: Conflict[] = [];
   for (const obj of input.desired) {
+    if (isShared(obj)) {
+      owned.push(obj);
+      continue;
+    }
     const key = objectKey(obj);
     let winner: { tier: number; since: string; summary: string; profile: ProfileRef } | undefined;
     for (const other of input.others) {

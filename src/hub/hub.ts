@@ -17,7 +17,10 @@ import { workReleaseController } from '../controllers/work-release/work-release.
 import { addonProfileController } from '../controllers/addon-profile/addon-profile.controller.js';
 import { addonSummaryController } from '../controllers/addon-summary/addon-summary.controller.js';
 import { addonReportController } from '../controllers/addon-report/addon-report.controller.js';
+import { addonLocalController } from '../controllers/addon-local/addon-local.controller.js';
+import { KubeClient } from '../kube/client.js';
 import { RemoteContentCache } from '../addons/remote/index.js';
+import { HelmFeatureRenderer } from '../addons/helm/index.js';
 import { csrController } from '../controllers/csr/csr.controller.js';
 import { clusterJoinController, hostJoinController } from '../controllers/join/join.controller.js';
 import { AgentAuthorizer, WorkClusterIndex } from '../security/agent-authorizer.js';
@@ -278,10 +281,20 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
   // fetched once per interval for the whole fleet.
   manager.add(addonProfileController({ store, ...workers }));
   manager.add(
-    addonSummaryController({ store, remote: new RemoteContentCache(), kinds: builtinKinds, ...workers }),
+    addonSummaryController({
+      store,
+      remote: new RemoteContentCache(),
+      helm: new HelmFeatureRenderer(),
+      kinds: builtinKinds,
+      ...workers,
+    }),
   );
   // DryRun summaries: the agent's dry-run answer on the work becomes the summary's ClusterReport.
   manager.add(addonReportController({ store, ...workers }));
+  // deploymentType Local: ClusterProfile content applied to the hub itself, through its own API as its admin
+  // (admission, RBAC and audit apply; only kinds the hub serves), by whichever replica leads.
+  const localClient = KubeClient.fromKubeconfig(kubeconfigPath);
+  manager.add(addonLocalController({ store, client: localClient, ...workers }));
   manager.start();
 
   // Housekeeping on every replica (each step is idempotent): drop dead token records, and renew the
@@ -337,6 +350,7 @@ export async function startHub(config: HubConfig, options: HubOptions = {}): Pro
       await closed;
       clearTimeout(grace);
       await manager.stop();
+      localClient.close();
       for (const informer of rbacInformers) informer.stop();
       workIndex.stop();
       await audit.close();

@@ -57,7 +57,9 @@ export interface HelmChartSpec {
 export interface HelmReleaseSummary {
   releaseName: string;
   releaseNamespace: string;
-  status: 'Managing';
+  /** Managing; Conflict when another profile owns the release's objects (set by the summary controller). */
+  status: 'Managing' | 'Conflict';
+  conflictMessage?: string;
   chartName: string;
   chartVersion: string;
   repositoryName?: string;

@@ -1,41 +1,33 @@
-// ClusterSummaries to ManifestWorks (the Resources feature): the summary's policyRefs are read (ConfigMaps,
-// Secrets, remoteURLs), rendered for its cluster (templates, patches, Sveltos's stamps) and delivered as one
-// ManifestWork the cluster's agent pulls; the work's conditions come back as featureSummaries.
+// ClusterSummaries to ManifestWorks: each feature of the summary's profile spec — Resources (policyRefs:
+// ConfigMaps, Secrets, remoteURLs) and Helm (helmCharts rendered on the hub) — is rendered for its cluster
+// and delivered as one ManifestWork the cluster's agent pulls; the works' conditions come back as
+// featureSummaries, with deployedGVKs and helmReleaseSummaries.
 //
 // syncMode maps onto the work's switches: ContinuousWithDriftDetection keeps the agent's drift correction
-// on, Continuous and OneTime turn it off, DryRun makes the work a dry run. Deleting a summary deletes its
-// work (the agent withdraws what it applied), or orphans it first with stopMatchingBehavior LeavePolicies.
+// on, Continuous and OneTime turn it off, DryRun makes the work a dry run. One owner per object per cluster
+// (tiers): what another profile owns is left out and named in status. Deleting a summary deletes its works
+// (the agent withdraws what it applied), or orphans them first with stopMatchingBehavior LeavePolicies.
 // Every failure — a missing ConfigMap, a fetch, a template line, the cluster's answer — lands in status.
 import { CLUSTER_SUMMARY_FINALIZER, SVELTOS_RESOURCES } from '../../addons/api.js';
-import {
-  renderResources,
-  type RenderError,
-  type ResourceSource,
-  type SourceRef,
-} from '../../addons/content/render.js';
-import type { Patch } from '../../addons/content/patches.js';
+import { CLUSTER_PROFILE_SECRET_TYPE } from '../../addons/content/sources.js';
+import { HelmFeatureRenderer, type HelmReleaseSummary } from '../../addons/helm/index.js';
 import {
   DEFAULT_TIER,
   describeConflict,
+  guessResource,
   objectKey,
   resolveOwnership,
   type Conflict,
   type ProfileRef,
 } from '../../addons/ownership.js';
-import type { SourceObject } from '../../addons/content/sources.js';
+import { RemoteContentCache } from '../../addons/remote/index.js';
 import type { JsonObject } from '../../apiserver/patch/json.js';
-import {
-  credentialsFromSecret,
-  RemoteContentCache,
-  isRemoteError,
-  parseGoDuration,
-} from '../../addons/remote/index.js';
-import type { RemoteURLRef } from '../../addons/remote/index.js';
 import {
   ANNOTATION_DRIFT_CORRECTION,
   ANNOTATION_DRY_RUN,
   LABEL_CLUSTER,
   LABEL_CLUSTER_SUMMARY,
+  LABEL_LOCAL,
   RESOURCES,
   WORK_API_VERSION,
   WORK_CLEANUP_FINALIZER,
@@ -48,6 +40,7 @@ import { stableStringify } from '../../util/json-text.js';
 import { conditionsOf, findCondition } from '../runtime/conditions.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
 import { addFinalizer, isDeleting, removeFinalizer } from '../runtime/finalizers.js';
+import { fieldEquals } from '../runtime/informer.js';
 import type {
   CacheReader,
   ReconcileContext,
@@ -56,33 +49,33 @@ import type {
   Reconciler,
 } from '../runtime/reconcile.js';
 import { retryOnConflict } from '../runtime/retry.js';
+import { manifestConfigsFor, type DriftExclusion } from './drift-exclusions.js';
+import type { FeatureContent, FeatureID } from './feature.js';
+import { HelmFeature, withholdConflictingReleases } from './helm-feature.js';
 import {
   handedOver,
   holdingOf,
   manifestsOf,
   rulesForConflicts,
+  rulesForShared,
   siblingWorks,
   type OrphaningRule,
 } from './holdings.js';
+import { ResourcesFeature } from './resources-feature.js';
+import { dependencyGate, dependentsOf, provisioningChanged, writeDependencyStatus } from './depends-on.js';
 
-const FEATURE = 'Resources';
-/** How soon a summary whose remote content could not be fetched is tried again. */
-const RETRY_FAILED_MS = 30_000;
+/** In the order they are delivered and reported. */
+const FEATURES: readonly FeatureID[] = ['Resources', 'Helm'];
+/** The works of a summary: one per feature, and one for the Resources feature's Local content. */
+type WorkSlot = FeatureID | 'Local';
+const WORK_SLOTS: readonly WorkSlot[] = [...FEATURES, 'Local'];
+/** Which feature of its summary a work carries. */
+export const LABEL_FEATURE = 'fleethub.io/feature';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asObj = (v: unknown): Obj => (isObj(v) ? v : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-interface PolicyRef {
-  kind?: string;
-  namespace?: string;
-  name?: string;
-  tier?: number;
-  deploymentType?: 'Local' | 'Remote';
-  optional?: boolean;
-  remoteURL?: RemoteURLRef;
-}
 
 interface FeatureSummary {
   featureID: string;
@@ -93,17 +86,39 @@ interface FeatureSummary {
   lastAppliedTime?: string;
 }
 
+/** What one reconcile found for a feature: its status entry (with GVKs and releases), or that it is gone. */
+type FeatureOutcome =
+  { feature: FeatureSummary; gvks?: string[]; releases?: HelmReleaseSummary[] } | { removed: FeatureID };
+
 export interface AddonSummaryOptions {
   store: Store;
   /** One per hub: remoteURL bodies are fetched once per interval whatever the number of clusters. */
   remote?: RemoteContentCache;
+  /** One per hub: charts fetched once per version, renders cached by their inputs. */
+  helm?: HelmFeatureRenderer;
   /** The kinds the hub knows, to tell namespaced objects (which get `default`) from cluster-scoped ones. */
   kinds?: readonly KindDefinition[];
 }
 
-/** The work that carries a summary's Resources feature: same namespace, `<summary>-resources`. */
-export function workNameFor(summaryName: string): string {
-  return `${summaryName}-resources`;
+/** The work that carries one feature of a summary: same namespace, `<summary>-resources` / `-helm`. */
+export function workNameFor(summaryName: string, slot: WorkSlot = 'Resources'): string {
+  return `${summaryName}-${slot.toLowerCase()}`;
+}
+
+/** The Resources outcome with its Local part: a failure or wait on the hub shows over the cluster's success. */
+function withLocal(outcome: FeatureOutcome, local: FeatureSummary | undefined): FeatureOutcome {
+  if (!local || 'removed' in outcome) return outcome;
+  const remote = outcome.feature;
+  if (remote.status === 'Failed' || remote.status === 'FailedNonRetriable') return outcome;
+  if (local.status === 'Failed' || (local.status === 'Provisioning' && remote.status === 'Provisioned'))
+    return { ...outcome, feature: { ...local, hash: remote.hash } };
+  return outcome;
+}
+
+/** A feature is delivered while its section of the spec says something (Sveltos skips empty ones). */
+function featureActive(featureID: FeatureID, profileSpec: Obj): boolean {
+  const section = profileSpec[featureID === 'Resources' ? 'policyRefs' : 'helmCharts'];
+  return Array.isArray(section) && section.length > 0;
 }
 
 function profileOwner(summary: KubeObject): { kind: string; name: string } {
@@ -112,19 +127,21 @@ function profileOwner(summary: KubeObject): { kind: string; name: string } {
   return { kind: owner?.kind ?? 'ClusterProfile', name: owner?.name ?? '' };
 }
 
-function describeRenderError(e: RenderError): string {
-  return e.message;
-}
-
 export class AddonSummaryReconciler implements Reconciler {
   private readonly store: Store;
-  private readonly remote: RemoteContentCache;
   private readonly namespaced: Map<string, boolean>;
+  private readonly plurals: Map<string, string>;
+  private readonly features: Record<FeatureID, ResourcesFeature | HelmFeature>;
 
   constructor(options: AddonSummaryOptions) {
     this.store = options.store;
-    this.remote = options.remote ?? new RemoteContentCache();
     this.namespaced = new Map((options.kinds ?? []).map((k) => [`${k.group}/${k.kind}`, k.namespaced]));
+    this.plurals = new Map((options.kinds ?? []).map((k) => [`${k.group}/${k.kind}`, k.plural]));
+    const isNamespaced = (apiVersion: string, kind: string) => this.isNamespaced(apiVersion, kind);
+    this.features = {
+      Resources: new ResourcesFeature(this.store, options.remote ?? new RemoteContentCache(), isNamespaced),
+      Helm: new HelmFeature(this.store, options.helm ?? new HelmFeatureRenderer(), isNamespaced),
+    };
   }
 
   async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
@@ -133,101 +150,83 @@ export class AddonSummaryReconciler implements Reconciler {
     if (!summary) return {};
     const spec = asObj(summary['spec']);
     const profileSpec = asObj(spec['clusterProfileSpec']);
-    const workName = workNameFor(req.name);
-    const work = await this.store.get(RESOURCES.manifestWorks, namespace, workName);
+    const works = await this.worksOf(summary);
 
-    if (isDeleting(summary)) return this.withdraw(ctx.cache, summary, profileSpec, work);
+    if (isDeleting(summary)) return this.withdraw(ctx.cache, summary, profileSpec, works);
     if (!summary.metadata.finalizers?.includes(CLUSTER_SUMMARY_FINALIZER))
       await this.editSummary(summary, (s) => addFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
 
+    const active = FEATURES.filter((f) => featureActive(f, profileSpec));
     const clusterName = str(spec['clusterName']) ?? '';
     const cluster = await this.store.get(RESOURCES.clusters, namespace, clusterName);
     if (!cluster || isDeleting(cluster))
-      return this.report(summary, {
-        featureID: FEATURE,
-        status: 'Failed',
-        failureReason: 'ClusterNotFound',
-        failureMessage: `the Cluster ${namespace}/${clusterName} does not exist`,
-      });
-    if (asObj(cluster['spec'])['paused'] === true) return {};
-
-    const gathered = await this.gather(profileSpec, cluster);
-    if (gathered.errors.length > 0) {
-      await this.report(summary, {
-        featureID: FEATURE,
-        status: 'Failed',
-        failureReason: gathered.reason,
-        failureMessage: gathered.errors.join('; '),
-      });
-      return gathered.retryMs ? { requeueAfterMs: gathered.retryMs } : {};
-    }
-    const owner = profileOwner(summary);
-    const rendered = renderResources({
-      sources: gathered.sources,
-      patches: (Array.isArray(profileSpec['patches']) ? profileSpec['patches'] : []) as Patch[],
-      cluster: cluster as unknown as JsonObject,
-      owner: { kind: owner.kind, name: owner.name, tier: Number(profileSpec['tier'] ?? 100) },
-      isNamespaced: (apiVersion, kind) => this.isNamespaced(apiVersion, kind),
-    });
-    if (rendered.errors.length > 0) {
-      await this.report(summary, {
-        featureID: FEATURE,
-        status: 'Failed',
-        failureReason: rendered.errors[0]!.code.startsWith('Template')
-          ? 'TemplateInstantiationError'
-          : 'InvalidContent',
-        failureMessage: rendered.errors.map(describeRenderError).join('; '),
-      });
-      return {};
-    }
-    if (rendered.manifests.Local.length > 0) {
-      await this.report(summary, {
-        featureID: FEATURE,
-        status: 'Failed',
-        failureReason: 'LocalNotSupported',
-        failureMessage: 'deploymentType Local is not delivered yet; nothing was applied',
-      });
-      return {};
-    }
-
-    const profile: ProfileRef = {
-      kind: owner.kind,
-      name: owner.name,
-      tier: Number(profileSpec['tier'] ?? DEFAULT_TIER),
-    };
-    const { manifests, conflicts, rules } = this.decideOwnership(
-      ctx.cache,
-      summary,
-      clusterName,
-      profileSpec,
-      profile,
-      work,
-      rendered.manifests.Remote,
-    );
-    const desired = this.desiredWork(summary, clusterName, profileSpec, manifests, rules);
-    const size = Buffer.byteLength(JSON.stringify(desired));
-    if (size > MAX_MANIFESTWORK_BYTES) {
-      await this.report(summary, {
-        featureID: FEATURE,
-        status: 'Failed',
-        failureReason: 'TooLarge',
-        failureMessage: `the rendered content is ${size} bytes; a ManifestWork holds at most ${MAX_MANIFESTWORK_BYTES}`,
-      });
-      return {};
-    }
-    const current = await this.writeWork(work, desired);
-    const feature: FeatureSummary =
-      conflicts.length > 0
-        ? {
-            featureID: FEATURE,
-            hash: hashBytes(rendered.hash),
+      return this.report(
+        summary,
+        active.map((featureID) => ({
+          feature: {
+            featureID,
             status: 'Failed',
-            failureReason: 'Conflict',
-            failureMessage: conflicts.map((c) => describeConflict(c, profile)).join('; '),
-          }
-        : featureFromWork(current, rendered.hash);
-    await this.report(summary, feature, deployedGvks(manifests));
-    return gathered.retryMs ? { requeueAfterMs: gathered.retryMs } : {};
+            failureReason: 'ClusterNotFound',
+            failureMessage: `the Cluster ${namespace}/${clusterName} does not exist`,
+          },
+        })),
+      );
+    if (asObj(cluster['spec'])['paused'] === true) return {};
+    // dependsOn: nothing is delivered before every prerequisite is Provisioned on this cluster.
+    const gate = dependencyGate(ctx.cache, summary);
+    await writeDependencyStatus(this.store, summary, gate, active);
+    if (!gate.ready) return {};
+
+    const owner = profileOwner(summary);
+    const profile: ProfileRef = { ...owner, tier: Number(profileSpec['tier'] ?? DEFAULT_TIER) };
+    const outcomes: FeatureOutcome[] = [];
+    let retryMs: number | undefined;
+    for (const featureID of FEATURES) {
+      const work = works[featureID];
+      if (!active.includes(featureID)) {
+        // The section is gone from the profile: withdraw what it delivered, then forget the feature.
+        if (work) await this.withdrawWork(ctx.cache, summary, profileSpec, work);
+        outcomes.push(work ? { feature: { featureID, status: 'Removing' } } : { removed: featureID });
+        continue;
+      }
+      const content = await this.features[featureID].render({
+        summary,
+        cluster,
+        profileSpec,
+        owner: profile,
+      });
+      if (content.retryMs !== undefined) retryMs = Math.min(retryMs ?? content.retryMs, content.retryMs);
+      const outcome = await this.deliver(ctx.cache, summary, featureID, profileSpec, profile, work, content);
+      const local = content.failure
+        ? undefined
+        : await this.deliverLocal(ctx.cache, summary, profileSpec, works.Local, content);
+      outcomes.push(withLocal(outcome, local));
+    }
+    if (!active.includes('Resources') && works.Local)
+      await this.withdrawWork(ctx.cache, summary, profileSpec, works.Local);
+    await this.report(summary, outcomes);
+    return retryMs !== undefined ? { requeueAfterMs: retryMs } : {};
+  }
+
+  private async worksOf(summary: KubeObject): Promise<Partial<Record<WorkSlot, KubeObject>>> {
+    const out: Partial<Record<WorkSlot, KubeObject>> = {};
+    for (const featureID of WORK_SLOTS) {
+      const work = await this.store.get(
+        RESOURCES.manifestWorks,
+        summary.metadata.namespace ?? '',
+        workNameFor(summary.metadata.name ?? '', featureID),
+      );
+      if (work) out[featureID] = work;
+    }
+    return out;
+  }
+
+  /** The resource (plural) of an object's kind: the hub's own name for it, else Kubernetes' guess. */
+  private resourceOf(obj: JsonObject): string {
+    const apiVersion = String(obj['apiVersion'] ?? '');
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const kind = String(obj['kind'] ?? '');
+    return this.plurals.get(`${group}/${kind}`) ?? guessResource(kind);
   }
 
   private isNamespaced(apiVersion: string, kind: string): boolean | undefined {
@@ -235,71 +234,107 @@ export class AddonSummaryReconciler implements Reconciler {
     return this.namespaced.get(`${group}/${kind}`);
   }
 
-  /** Reads every policyRef: ConfigMaps and Secrets from the store, remoteURLs through the cache. */
-  private async gather(
+  /**
+   * deploymentType Local: a ClusterProfile's content for the hub itself, in a work the hub applies to its
+   * own API (controllers/addon-local) — so only kinds the hub serves, with admission and audit. Undefined
+   * when there is none and never was.
+   */
+  private async deliverLocal(
+    cache: CacheReader,
+    summary: KubeObject,
     profileSpec: Obj,
-    cluster: KubeObject,
-  ): Promise<{ sources: ResourceSource[]; errors: string[]; reason?: string; retryMs?: number }> {
-    const refs = (Array.isArray(profileSpec['policyRefs']) ? profileSpec['policyRefs'] : []) as PolicyRef[];
-    const sources: ResourceSource[] = [];
-    const errors: string[] = [];
-    let reason: string | undefined;
-    let retryMs: number | undefined;
-    const clusterNs = cluster.metadata.namespace ?? '';
-    for (const [i, ref] of refs.entries()) {
-      const base = { tier: ref.tier ?? 100, deploymentType: ref.deploymentType ?? 'Remote' } as const;
-      if (ref.remoteURL) {
-        const sourceRef: SourceRef = { kind: 'RemoteURL', namespace: '', name: ref.remoteURL.url, ...base };
-        try {
-          const credentials = await this.remoteCredentials(ref.remoteURL, clusterNs);
-          const content = await this.remote.get(ref.remoteURL, credentials);
-          sources.push({
-            ref: sourceRef,
-            text: content.body,
-            ...(ref.remoteURL.template ? { templated: true } : {}),
-          });
-          const every = parseGoDuration(
-            ref.remoteURL.interval ?? '5m',
-            `spec.policyRefs[${i}].remoteURL.interval`,
-          );
-          retryMs = Math.min(retryMs ?? every, every);
-        } catch (e) {
-          errors.push(`spec.policyRefs[${i}]: ${e instanceof Error ? e.message : String(e)}`);
-          reason ??= isRemoteError(e) ? 'FetchFailed' : 'InvalidReference';
-          retryMs = Math.min(retryMs ?? RETRY_FAILED_MS, RETRY_FAILED_MS);
-        }
-        continue;
-      }
-      const kind = ref.kind ?? '';
-      const ns = ref.namespace || clusterNs;
-      const name = ref.name ?? '';
-      const resource =
-        kind === 'Secret' ? RESOURCES.secrets : kind === 'ConfigMap' ? 'configmaps' : undefined;
-      if (!resource) {
-        errors.push(
-          `spec.policyRefs[${i}]: kind ${kind || '(none)'} is not supported (ConfigMap, Secret or remoteURL)`,
-        );
-        reason ??= 'InvalidReference';
-        continue;
-      }
-      const obj = await this.store.get(resource, ns, name);
-      if (!obj) {
-        if (ref.optional) continue;
-        errors.push(`spec.policyRefs[${i}]: ${kind} ${ns}/${name} not found`);
-        reason ??= 'ReferenceNotFound';
-        continue;
-      }
-      sources.push({ ref: { kind, namespace: ns, name, ...base }, object: obj as unknown as SourceObject });
+    work: KubeObject | undefined,
+    content: FeatureContent,
+  ): Promise<FeatureSummary | undefined> {
+    const featureID: FeatureID = 'Resources';
+    if (content.local.length === 0) {
+      if (work && !isDeleting(work)) await this.withdrawWork(cache, summary, profileSpec, work);
+      return undefined;
     }
-    return { sources, errors, ...(reason ? { reason } : {}), ...(retryMs !== undefined ? { retryMs } : {}) };
+    if (profileOwner(summary).kind !== 'ClusterProfile')
+      return {
+        featureID,
+        status: 'Failed',
+        failureReason: 'LocalNotAllowed',
+        failureMessage: 'deploymentType Local is for ClusterProfiles only; nothing was applied',
+      };
+    const desired = this.desiredWork(summary, 'Local', '', profileSpec, content.local, []);
+    const current = await this.writeWork(work, desired);
+    const feature = featureFromWork(current, featureID, content.hash);
+    return feature.failureMessage
+      ? { ...feature, failureMessage: `on the hub: ${feature.failureMessage}` }
+      : feature;
   }
 
-  private async remoteCredentials(ref: RemoteURLRef, clusterNs: string) {
-    if (!ref.secretRef?.name) return undefined;
-    const ns = ref.secretRef.namespace || clusterNs;
-    const secret = await this.store.get(RESOURCES.secrets, ns, ref.secretRef.name);
-    if (!secret) throw new Error(`remoteURL secretRef ${ns}/${ref.secretRef.name} not found`);
-    return credentialsFromSecret(secret);
+  /** A rendered feature through ownership into its work, and the status that follows. */
+  private async deliver(
+    cache: CacheReader,
+    summary: KubeObject,
+    featureID: FeatureID,
+    profileSpec: Obj,
+    profile: ProfileRef,
+    work: KubeObject | undefined,
+    content: FeatureContent,
+  ): Promise<FeatureOutcome> {
+    const releases = content.releases;
+    if (content.failure)
+      return {
+        feature: {
+          featureID,
+          status: 'Failed',
+          failureReason: content.failure.reason,
+          failureMessage: content.failure.message,
+        },
+        ...(releases ? { releases } : {}),
+      };
+    const clusterName = str(asObj(summary['spec'])['clusterName']) ?? '';
+    const decided = this.decideOwnership(
+      cache,
+      summary,
+      clusterName,
+      profileSpec,
+      profile,
+      work,
+      content.manifests,
+    );
+    let manifests = decided.manifests;
+    let delivered = releases;
+    if (releases && decided.conflicts.length > 0) {
+      const held = withholdConflictingReleases(
+        manifests,
+        content.manifests,
+        decided.conflicts,
+        releases,
+        profile,
+      );
+      manifests = held.manifests;
+      delivered = held.releases;
+    }
+    const rules = [...decided.rules, ...rulesForShared(manifests)];
+    const desired = this.desiredWork(summary, featureID, clusterName, profileSpec, manifests, rules);
+    const size = Buffer.byteLength(JSON.stringify(desired));
+    if (size > MAX_MANIFESTWORK_BYTES)
+      return {
+        feature: {
+          featureID,
+          status: 'Failed',
+          failureReason: 'TooLarge',
+          failureMessage: `the rendered content is ${size} bytes; a ManifestWork holds at most ${MAX_MANIFESTWORK_BYTES}`,
+        },
+        ...(releases ? { releases } : {}),
+      };
+    const current = await this.writeWork(work, desired);
+    const feature: FeatureSummary =
+      decided.conflicts.length > 0
+        ? {
+            featureID,
+            hash: hashBytes(content.hash),
+            status: 'Failed',
+            failureReason: 'Conflict',
+            failureMessage: decided.conflicts.map((c) => describeConflict(c, profile)).join('; '),
+          }
+        : featureFromWork(current, featureID, content.hash);
+    return { feature, gvks: deployedGvks(manifests), ...(delivered ? { releases: delivered } : {}) };
   }
 
   /**
@@ -335,6 +370,7 @@ export class AddonSummaryReconciler implements Reconciler {
 
   private desiredWork(
     summary: KubeObject,
+    slot: WorkSlot,
     clusterName: string,
     profileSpec: Obj,
     manifests: JsonObject[],
@@ -345,19 +381,34 @@ export class AddonSummaryReconciler implements Reconciler {
     if (syncMode !== 'ContinuousWithDriftDetection') annotations[ANNOTATION_DRIFT_CORRECTION] = 'false';
     if (syncMode === 'DryRun') annotations[ANNOTATION_DRY_RUN] = 'true';
     const leave = leavesPolicies(profileSpec);
+    const exclusions = Array.isArray(profileSpec['driftExclusions']) ? profileSpec['driftExclusions'] : [];
+    const configs = manifestConfigsFor(exclusions as DriftExclusion[], manifests, (m) => this.resourceOf(m));
     return {
       apiVersion: WORK_API_VERSION,
       kind: 'ManifestWork',
       metadata: {
-        name: workNameFor(summary.metadata.name ?? ''),
+        name: workNameFor(summary.metadata.name ?? '', slot),
         namespace: summary.metadata.namespace ?? '',
-        labels: { [LABEL_CLUSTER]: clusterName, [LABEL_CLUSTER_SUMMARY]: summary.metadata.name ?? '' },
+        // A local work has no cluster: no agent picks it up; the hub applies it to itself.
+        labels:
+          slot === 'Local'
+            ? {
+                [LABEL_LOCAL]: 'true',
+                [LABEL_CLUSTER_SUMMARY]: summary.metadata.name ?? '',
+                [LABEL_FEATURE]: 'Resources',
+              }
+            : {
+                [LABEL_CLUSTER]: clusterName,
+                [LABEL_CLUSTER_SUMMARY]: summary.metadata.name ?? '',
+                [LABEL_FEATURE]: slot,
+              },
         ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
         finalizers: [WORK_CLEANUP_FINALIZER],
       },
       spec: {
         workload: { manifests },
         deleteOption: deleteOptionFor(leave, orphaningRules),
+        ...(configs.length > 0 ? { manifestConfigs: configs } : {}),
       },
     };
   }
@@ -392,46 +443,64 @@ export class AddonSummaryReconciler implements Reconciler {
     return this.store.update(RESOURCES.manifestWorks, next);
   }
 
-  /**
-   * Deleting summary: delete its work — orphaning everything with LeavePolicies, and whatever another
-   * profile delivers or waits for, so ownership moves without the object going away — and go once the agent
-   * let the work go. Re-evaluated while the work is deleting: a profile may claim an object meanwhile.
-   */
+  /** Deleting summary: every feature's work withdrawn; the summary goes once the agent let them go. */
   private async withdraw(
     cache: CacheReader,
     summary: KubeObject,
     profileSpec: Obj,
-    work: KubeObject | undefined,
+    works: Partial<Record<WorkSlot, KubeObject>>,
   ): Promise<ReconcileResult> {
-    if (work) {
-      const leave = leavesPolicies(profileSpec);
-      const clusterName = str(asObj(summary['spec'])['clusterName']) ?? '';
-      const keep = leave
-        ? []
-        : handedOver(
-            work,
-            siblingWorks(cache, work.metadata.namespace ?? '', clusterName, summary.metadata.name ?? ''),
-          );
-      const deleteOption = deleteOptionFor(leave, keep);
-      const spec = asObj(work['spec']);
-      if (stableStringify(spec['deleteOption'] ?? null) !== stableStringify(deleteOption))
-        work = await this.store.update(RESOURCES.manifestWorks, { ...work, spec: { ...spec, deleteOption } });
-      if (!isDeleting(work)) {
-        try {
-          await this.store.delete(
-            RESOURCES.manifestWorks,
-            work.metadata.namespace ?? '',
-            work.metadata.name ?? '',
-          );
-        } catch (e) {
-          if (!(isApiError(e) && e.code === 404)) throw e;
-        }
-      }
-      await this.report(summary, { featureID: FEATURE, status: 'Removing' });
-      return {}; // the work's deletion brings us back
+    const remaining = WORK_SLOTS.filter((f) => works[f]);
+    if (remaining.length === 0) {
+      await this.editSummary(summary, (s) => removeFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
+      return {};
     }
-    await this.editSummary(summary, (s) => removeFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
-    return {};
+    for (const featureID of remaining)
+      await this.withdrawWork(cache, summary, profileSpec, works[featureID]!);
+    const removing = FEATURES.filter((f) => works[f] || (f === 'Resources' && works.Local));
+    await this.report(
+      summary,
+      removing.map((featureID) => ({ feature: { featureID, status: 'Removing' } })),
+    );
+    return {}; // the works' deletion brings us back
+  }
+
+  /**
+   * Deletes a work — orphaning everything with LeavePolicies, and whatever another profile delivers or
+   * waits for, so ownership moves without the object going away. Re-evaluated while the work is deleting:
+   * a profile may claim an object meanwhile.
+   */
+  private async withdrawWork(
+    cache: CacheReader,
+    summary: KubeObject,
+    profileSpec: Obj,
+    work: KubeObject,
+  ): Promise<void> {
+    const leave = leavesPolicies(profileSpec);
+    const clusterName = str(asObj(summary['spec'])['clusterName']) ?? '';
+    // A local work's objects are the hub's: kept while another summary's local work still delivers them
+    // (a ClusterProfile's Local content goes to the hub once per matching cluster, often the same objects).
+    const local = work.metadata.labels?.[LABEL_LOCAL] === 'true';
+    const siblings = local
+      ? cache
+          .byLabel(RESOURCES.manifestWorks, LABEL_LOCAL, 'true')
+          .filter((w) => w.metadata.uid !== work.metadata.uid && !isDeleting(w))
+      : siblingWorks(cache, work.metadata.namespace ?? '', clusterName, summary.metadata.name ?? '');
+    const keep = leave ? [] : handedOver(work, siblings);
+    const deleteOption = deleteOptionFor(leave, keep);
+    const spec = asObj(work['spec']);
+    if (stableStringify(spec['deleteOption'] ?? null) !== stableStringify(deleteOption))
+      work = await this.store.update(RESOURCES.manifestWorks, { ...work, spec: { ...spec, deleteOption } });
+    if (isDeleting(work)) return;
+    try {
+      await this.store.delete(
+        RESOURCES.manifestWorks,
+        work.metadata.namespace ?? '',
+        work.metadata.name ?? '',
+      );
+    } catch (e) {
+      if (!(isApiError(e) && e.code === 404)) throw e;
+    }
   }
 
   private async editSummary(summary: KubeObject, edit: (s: KubeObject) => boolean): Promise<void> {
@@ -447,12 +516,11 @@ export class AddonSummaryReconciler implements Reconciler {
     });
   }
 
-  /** featureSummaries (and deployedGVKs) written only when they change: no status-write storms. */
-  private async report(
-    summary: KubeObject,
-    feature: FeatureSummary,
-    gvks?: string[],
-  ): Promise<ReconcileResult> {
+  /**
+   * featureSummaries, deployedGVKs and helmReleaseSummaries from this reconcile's outcomes, written only
+   * when they change: no status-write storms.
+   */
+  private async report(summary: KubeObject, outcomes: FeatureOutcome[]): Promise<ReconcileResult> {
     await retryOnConflict(async () => {
       const fresh = await this.store.get(
         SVELTOS_RESOURCES.clusterSummaries,
@@ -460,19 +528,10 @@ export class AddonSummaryReconciler implements Reconciler {
         summary.metadata.name ?? '',
       );
       if (!fresh || fresh.metadata.uid !== summary.metadata.uid) return;
+      // Computed for an older spec: the new one's reconcile reports (Provisioned means "of this spec").
+      if (fresh.metadata.generation !== summary.metadata.generation) return;
       const status = asObj(fresh['status']);
-      const features = (
-        Array.isArray(status['featureSummaries']) ? status['featureSummaries'] : []
-      ) as FeatureSummary[];
-      const previous = features.find((f) => f.featureID === feature.featureID);
-      const next: FeatureSummary = { ...feature };
-      if (previous?.lastAppliedTime && !next.lastAppliedTime) next.lastAppliedTime = previous.lastAppliedTime;
-      const nextStatus: Obj = {
-        ...status,
-        featureSummaries: [...features.filter((f) => f.featureID !== feature.featureID), next],
-      };
-      if (gvks)
-        nextStatus['deployedGVKs'] = [{ featureID: feature.featureID, deployedGroupVersionKind: gvks }];
+      const nextStatus = statusWith(status, outcomes);
       if (stableStringify(nextStatus) === stableStringify(status)) return;
       await this.store.update(
         SVELTOS_RESOURCES.clusterSummaries,
@@ -482,6 +541,48 @@ export class AddonSummaryReconciler implements Reconciler {
     });
     return {};
   }
+}
+
+/** The summary's status with each outcome's feature entry (and its GVKs and releases) put in or taken out. */
+function statusWith(status: Obj, outcomes: FeatureOutcome[]): Obj {
+  let features = (
+    Array.isArray(status['featureSummaries']) ? status['featureSummaries'] : []
+  ) as FeatureSummary[];
+  let gvks = (Array.isArray(status['deployedGVKs']) ? status['deployedGVKs'] : []) as {
+    featureID: string;
+    deployedGroupVersionKind: string[];
+  }[];
+  let releases = status['helmReleaseSummaries'] as HelmReleaseSummary[] | undefined;
+  for (const outcome of outcomes) {
+    const featureID = 'removed' in outcome ? outcome.removed : outcome.feature.featureID;
+    const previous = features.find((f) => f.featureID === featureID);
+    features = features.filter((f) => f.featureID !== featureID);
+    if ('removed' in outcome) {
+      gvks = gvks.filter((g) => g.featureID !== featureID);
+      if (featureID === 'Helm') releases = undefined;
+      continue;
+    }
+    const next: FeatureSummary = { ...outcome.feature };
+    if (previous?.lastAppliedTime && !next.lastAppliedTime) next.lastAppliedTime = previous.lastAppliedTime;
+    features.push(next);
+    if (outcome.gvks) {
+      gvks = gvks.filter((g) => g.featureID !== featureID);
+      gvks.push({ featureID, deployedGroupVersionKind: outcome.gvks });
+    }
+    if (outcome.releases) releases = outcome.releases;
+  }
+  features.sort(
+    (a, b) => FEATURES.indexOf(a.featureID as FeatureID) - FEATURES.indexOf(b.featureID as FeatureID),
+  );
+  gvks.sort(
+    (a, b) => FEATURES.indexOf(a.featureID as FeatureID) - FEATURES.indexOf(b.featureID as FeatureID),
+  );
+  const next: Obj = { ...status, featureSummaries: features };
+  if (gvks.length > 0) next['deployedGVKs'] = gvks;
+  else delete next['deployedGVKs'];
+  if (releases && releases.length > 0) next['helmReleaseSummaries'] = releases;
+  else delete next['helmReleaseSummaries'];
+  return next;
 }
 
 function leavesPolicies(profileSpec: Obj): boolean {
@@ -501,21 +602,21 @@ function hashBytes(hash: string): string {
 }
 
 /** Provisioned once the agent applied the work's current generation; its failure, verbatim, otherwise. */
-function featureFromWork(work: KubeObject, renderedHash: string): FeatureSummary {
+function featureFromWork(work: KubeObject, featureID: FeatureID, renderedHash: string): FeatureSummary {
   const hash = hashBytes(renderedHash);
   const applied = findCondition(conditionsOf(work), 'Applied');
   const current = applied && applied.observedGeneration === work.metadata.generation;
   if (current && applied.status === 'True')
-    return { featureID: FEATURE, hash, status: 'Provisioned', lastAppliedTime: applied.lastTransitionTime };
+    return { featureID, hash, status: 'Provisioned', lastAppliedTime: applied.lastTransitionTime };
   if (current && applied.status === 'False')
     return {
-      featureID: FEATURE,
+      featureID,
       hash,
       status: 'Failed',
       failureReason: applied.reason,
       failureMessage: applied.message,
     };
-  return { featureID: FEATURE, hash, status: 'Provisioning' };
+  return { featureID, hash, status: 'Provisioning' };
 }
 
 /** Sveltos's `Kind.version.group` form of what the feature delivers (sorted, distinct). */
@@ -529,8 +630,14 @@ function deployedGvks(manifests: JsonObject[]): string[] {
   return [...out].sort();
 }
 
+/**
+ * The only Secrets content can come from (`type=addons.projectsveltos.io/cluster-profile`): the
+ * controller's informer of Secrets holds these and no other.
+ */
+export const CONTENT_SECRETS = fieldEquals('type', CLUSTER_PROFILE_SECRET_TYPE);
+
 /** Summaries that read this ConfigMap or Secret through a policyRef. */
-function summariesReferencing(resourceKind: 'ConfigMap') {
+function summariesReferencing(resourceKind: 'ConfigMap' | 'Secret') {
   return (obj: KubeObject, cache: CacheReader): ReconcileRequest[] => {
     const ns = obj.metadata.namespace ?? '';
     const name = obj.metadata.name ?? '';
@@ -540,7 +647,10 @@ function summariesReferencing(resourceKind: 'ConfigMap') {
       const refs = asObj(asObj(s['spec'])['clusterProfileSpec'])['policyRefs'];
       if (!Array.isArray(refs)) continue;
       if (
-        refs.some((r: PolicyRef) => r.kind === resourceKind && r.name === name && (r.namespace || sNs) === ns)
+        refs.some(
+          (r: { kind?: string; name?: string; namespace?: string }) =>
+            r.kind === resourceKind && r.name === name && (r.namespace || sNs) === ns,
+        )
       )
         out.push({ namespace: sNs, name: s.metadata.name ?? '' });
     }
@@ -548,10 +658,20 @@ function summariesReferencing(resourceKind: 'ConfigMap') {
   };
 }
 
-/** A Cluster change a template may read: anything but its status heartbeats. */
+/** Version and API versions from the agent's facts: what charts render against. */
+const capabilitiesOf = (c: KubeObject) => {
+  const status = asObj(c['status']);
+  return stableStringify([
+    status['kubernetesVersion'] ?? null,
+    asObj(status['capabilities'])['apiVersions'] ?? null,
+  ]);
+};
+
+/** A Cluster change a template or chart may read: anything but its status heartbeats. */
 function clusterChanged(obj: KubeObject, old?: KubeObject): boolean {
   if (!old) return true;
   return (
+    capabilitiesOf(obj) !== capabilitiesOf(old) ||
     stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
     stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {}) ||
     stableStringify(obj.metadata.annotations ?? {}) !== stableStringify(old.metadata.annotations ?? {}) ||
@@ -603,12 +723,13 @@ export function addonSummaryController(options: AddonSummaryControllerOptions): 
       reconciler: new AddonSummaryReconciler(options),
     })
       .for(SVELTOS_RESOURCES.clusterSummaries)
+      .watches(SVELTOS_RESOURCES.clusterSummaries, dependentsOf, { predicate: provisioningChanged })
       .watches(RESOURCES.manifestWorks, summaryOfWork)
       .watches(RESOURCES.manifestWorks, siblingsOfWork, { predicate: workContentChanged })
       .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
-      // Not Secrets: an informer would hold every tenant's Secret decrypted in memory. A change of a
-      // content Secret reaches clusters with the next change of the profile or cluster (to do: a
-      // type-filtered watch of addons.projectsveltos.io/cluster-profile Secrets).
       .watches('configmaps', summariesReferencing('ConfigMap'))
+      // Only content Secrets: an informer of all Secrets would hold every tenant's Secret decrypted in
+      // memory. Others (a remoteURL's credentials among them) are read when a summary is reconciled.
+      .watches(RESOURCES.secrets, summariesReferencing('Secret'), { filter: CONTENT_SECRETS })
   );
 }

@@ -3,6 +3,7 @@
 import { isJsonObject, type JsonObject } from '../../apiserver/patch/json.js';
 import {
   identityOf,
+  isShared,
   keyOf,
   objectKey,
   ownerOf,
@@ -82,12 +83,12 @@ export function siblingWorks(
   clusterName: string,
   summaryName: string,
 ): KubeObject[] {
+  // By label index: a cluster's few works, not every work of the namespace (agents' own works included).
   return cache
-    .list(RESOURCES.manifestWorks, namespace)
+    .byLabel(RESOURCES.manifestWorks, LABEL_CLUSTER, clusterName, namespace)
     .filter(
       (w) =>
-        w.metadata.labels?.[LABEL_CLUSTER] === clusterName &&
-        w.metadata.labels[LABEL_CLUSTER_SUMMARY] !== undefined &&
+        w.metadata.labels?.[LABEL_CLUSTER_SUMMARY] !== undefined &&
         w.metadata.labels[LABEL_CLUSTER_SUMMARY] !== summaryName &&
         w.metadata.annotations?.[ANNOTATION_DRY_RUN] !== 'true' &&
         !isDeleting(w),
@@ -95,7 +96,11 @@ export function siblingWorks(
 }
 
 export function holdingOf(work: KubeObject): Holding {
-  const objects = new Map(manifestsOf(work).map((m) => [objectKey(m), ownerOf(m)]));
+  const objects = new Map(
+    manifestsOf(work)
+      .filter((m) => !isShared(m))
+      .map((m) => [objectKey(m), ownerOf(m)]),
+  );
   return {
     summary: work.metadata.labels?.[LABEL_CLUSTER_SUMMARY] ?? '',
     since: work.metadata.creationTimestamp ?? '',
@@ -134,5 +139,13 @@ export function handedOver(work: KubeObject, siblings: readonly KubeObject[]): O
   }
   return identitiesOf(work)
     .filter((id) => delivered.has(keyOf(id)) || wanted.has(ruleKey(id)))
+    .map(({ group, resource, namespace, name }) => ({ group, resource, namespace, name }));
+}
+
+/** Shared objects (a release's namespace) stay in the cluster whoever lets them go. */
+export function rulesForShared(manifests: readonly JsonObject[]): OrphaningRule[] {
+  return manifests
+    .filter(isShared)
+    .map((m) => identityOf(m))
     .map(({ group, resource, namespace, name }) => ({ group, resource, namespace, name }));
 }
