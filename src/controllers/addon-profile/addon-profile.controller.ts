@@ -5,6 +5,21 @@
 // Profile) carries a copy of the profile's spec; OneTime profiles never update it after creation. A cluster
 // that stops matching loses its summary (whose own finalizer withdraws or leaves what was delivered). A
 // deleted profile waits, under its finalizer, until all of its summaries are gone.
+//
+// maxUpdate (addon-controller controllers/profile_utils.go `updateClusterSummaries`, `getMaxUpdate`): at most
+// that many summaries (a percentage: of the matching clusters, rounded up; 0 or 0% means no limit) are
+// updating at once. A summary is updating while it carries the profile's current spec and is not
+// Provisioned (Sveltos's `isCluterSummaryProvisioned`); a summary still carrying an older spec — or not
+// created yet, Sveltos gates creation too — waits until the number updating is below the limit. Paused
+// clusters are neither updated nor counted while a limit is set. So that Provisioned always refers to the
+// spec a summary carries, a spec copy first turns its Provisioned features back to Provisioning (the
+// summary controller drops status it computed for an older generation). While clusters wait,
+// status.updatingClusters / updatedClusters list the progress under the spec's hash, as in Sveltos.
+//
+// dependsOn (Sveltos's --auto-deploy-dependencies, on by default): a profile also reaches every cluster
+// reached by a profile of its kind (a Profile: of its namespace) that depends on it, directly or through
+// others, so that the prerequisite is there to wait for.
+import { createHash } from 'node:crypto';
 import {
   CLUSTER_PROFILE_FINALIZER,
   PROFILE_FINALIZER,
@@ -19,6 +34,7 @@ import {
   clusterSummaryLabels,
   clusterSummaryName,
   matchingClusters,
+  type MatchingCluster,
   type ProfileKind,
   type SelectingProfile,
 } from '../../addons/selection.js';
@@ -26,6 +42,7 @@ import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { stableStringify } from '../../util/json-text.js';
+import { isSummaryProvisioned } from '../addon-summary/depends-on.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
 import { addFinalizer, isDeleting, removeFinalizer } from '../runtime/finalizers.js';
 import {
@@ -57,9 +74,7 @@ function summariesOf(cache: CacheReader, kind: ProfileKind, profile: KubeObject)
   const name = profile.metadata.name ?? '';
   // A Profile's summaries live in its own namespace; a ClusterProfile's in every cluster's namespace.
   const namespace = kind === 'Profile' ? (profile.metadata.namespace ?? '') : undefined;
-  return cache
-    .list(SVELTOS_RESOURCES.clusterSummaries, namespace)
-    .filter((s) => s.metadata.labels?.[label] === name);
+  return cache.byLabel(SVELTOS_RESOURCES.clusterSummaries, label, name, namespace);
 }
 
 /** The summary a profile wants for one cluster. */
@@ -93,19 +108,129 @@ function desiredSummary(
       clusterNamespace: cluster.namespace,
       clusterName: cluster.name,
       clusterType: 'Capi',
-      clusterProfileSpec: structuredClone(specOf(profile)),
+      // Shared by every cluster's wanted summary: only read, and written to the store (which copies).
+      clusterProfileSpec: specOf(profile),
     },
   };
   return summary;
 }
 
+/**
+ * The canonical text of a profile spec, once per object: cache objects are replaced, never changed, on
+ * update, and a reconcile of a 1,000-cluster profile compares every summary's copy with the profile's.
+ */
+const specTexts = new WeakMap<object, string>();
+function profileSpecText(spec: unknown): string {
+  if (!isObj(spec)) return stableStringify(spec ?? null);
+  let text = specTexts.get(spec);
+  if (text === undefined) specTexts.set(spec, (text = stableStringify(spec)));
+  return text;
+}
+
+/** Whether the stored summary carries the spec the profile wants. */
+function sameSpec(stored: KubeObject, wanted: KubeObject): boolean {
+  const a = specOf(stored);
+  const b = specOf(wanted);
+  return (
+    a['clusterName'] === b['clusterName'] &&
+    a['clusterNamespace'] === b['clusterNamespace'] &&
+    a['clusterType'] === b['clusterType'] &&
+    Object.keys(a).length === Object.keys(b).length &&
+    profileSpecText(a['clusterProfileSpec']) === profileSpecText(b['clusterProfileSpec'])
+  );
+}
+
 /** Whether the stored summary already says what the profile wants (spec, labels, annotations). */
 function upToDate(stored: KubeObject, wanted: KubeObject): boolean {
   return (
-    stableStringify(stored['spec'] ?? null) === stableStringify(wanted['spec']) &&
+    sameSpec(stored, wanted) &&
     stableStringify(stored.metadata.labels ?? {}) === stableStringify(wanted.metadata.labels ?? {}) &&
     stableStringify(stored.metadata.annotations ?? {}) === stableStringify(wanted.metadata.annotations ?? {})
   );
+}
+
+/**
+ * Sveltos's getMaxUpdate: a number is a number of clusters; a string (the schema allows `30%` and `30`) is
+ * a percentage of the matching clusters, rounded up. 0 — also 0% or a percentage of no cluster — and
+ * unset mean no limit.
+ */
+export function maxUpdateLimit(maxUpdate: unknown, matching: number): number {
+  if (typeof maxUpdate === 'number') return Number.isInteger(maxUpdate) && maxUpdate > 0 ? maxUpdate : 0;
+  if (typeof maxUpdate !== 'string') return 0;
+  const m = /^(\d+)%?$/.exec(maxUpdate.trim());
+  if (!m) return 0;
+  return Math.ceil((Number(m[1]) * matching) / 100);
+}
+
+/** The hash of a profile's spec, base64 as Sveltos's status.updatingClusters.hash. */
+export function profileSpecHash(spec: Obj): string {
+  return createHash('sha256').update(stableStringify(spec)).digest('base64');
+}
+
+/** The status with each Provisioned feature back to Provisioning, or undefined when none is Provisioned. */
+function provisioningAgain(status: Obj): Obj | undefined {
+  const features = Array.isArray(status['featureSummaries']) ? (status['featureSummaries'] as Obj[]) : [];
+  if (!features.some((f) => f['status'] === 'Provisioned')) return undefined;
+  return {
+    ...status,
+    featureSummaries: features.map((f) =>
+      f['status'] === 'Provisioned' ? { ...f, status: 'Provisioning' } : f,
+    ),
+  };
+}
+
+/** Profiles of the same kind (a Profile: same namespace) listing `name` in dependsOn, directly or not. */
+function dependentsOf(cache: CacheReader, kind: ProfileKind, namespace: string, name: string): KubeObject[] {
+  const all =
+    kind === 'Profile'
+      ? cache.list(SVELTOS_RESOURCES.profiles, namespace)
+      : cache.list(SVELTOS_RESOURCES.clusterProfiles);
+  const found = new Map<string, KubeObject>();
+  const queue = [name];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const p of all) {
+      const pName = p.metadata.name ?? '';
+      if (pName === name || found.has(pName) || isDeleting(p)) continue;
+      const dependsOn = specOf(p)['dependsOn'];
+      if (Array.isArray(dependsOn) && dependsOn.includes(next)) {
+        found.set(pName, p);
+        queue.push(pName);
+      }
+    }
+  }
+  return [...found.values()];
+}
+
+/** A profile's prerequisites, directly or through others: the profiles that must reach its clusters. */
+function prerequisitesOf(cache: CacheReader, kind: ProfileKind, profile: KubeObject): ReconcileRequest[] {
+  const namespace = kind === 'Profile' ? (profile.metadata.namespace ?? '') : undefined;
+  const byName = new Map(
+    (kind === 'Profile'
+      ? cache.list(SVELTOS_RESOURCES.profiles, namespace)
+      : cache.list(SVELTOS_RESOURCES.clusterProfiles)
+    ).map((p) => [p.metadata.name ?? '', p]),
+  );
+  const found = new Set<string>();
+  const queue = [profile];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    const dependsOn = specOf(next)['dependsOn'];
+    for (const name of Array.isArray(dependsOn) ? dependsOn : []) {
+      if (typeof name !== 'string' || found.has(name)) continue;
+      found.add(name);
+      const prerequisite = byName.get(name);
+      if (prerequisite) queue.push(prerequisite);
+    }
+  }
+  return [...found].map((name) => (namespace !== undefined ? { namespace, name } : { name }));
+}
+
+const clusterKey = (c: { namespace: string; name: string }) => `${c.namespace}/${c.name}`;
+
+/** A summary the profile has to create or give its new spec, when the limit allows. */
+interface Pending {
+  cluster: MatchingCluster;
+  wanted: KubeObject;
+  stored?: KubeObject;
 }
 
 export class AddonProfileReconciler implements Reconciler {
@@ -143,9 +268,18 @@ export class AddonProfileReconciler implements Reconciler {
       if (e instanceof SelectionError) throw new TerminalError(e.message);
       throw e;
     }
+    matches = withDependentsClusters(ctx.cache, kind, profile, clusters, matches);
 
-    const oneTime = specOf(profile)['syncMode'] === 'OneTime';
+    const spec = specOf(profile);
+    const oneTime = spec['syncMode'] === 'OneTime';
+    const limit = maxUpdateLimit(spec['maxUpdate'], matches.length);
     const wantedNames = new Set<string>();
+    const ownedByKey = new Map(
+      owned.map((s) => [`${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}`, s]),
+    );
+    const pending: Pending[] = [];
+    const updating: MatchingCluster[] = [];
+    const updated: MatchingCluster[] = [];
     for (const cluster of matches) {
       let wanted: KubeObject;
       try {
@@ -159,17 +293,44 @@ export class AddonProfileReconciler implements Reconciler {
       }
       const key = `${cluster.namespace}/${wanted.metadata.name ?? ''}`;
       wantedNames.add(key);
-      const stored = owned.find((s) => `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` === key);
-      if (!stored) await this.createSummary(wanted);
-      else if (!oneTime && !isDeleting(stored) && !upToDate(stored, wanted))
-        await this.updateSummary(stored, wanted);
+      const stored = ownedByKey.get(key);
+      if (stored && isDeleting(stored)) continue;
+      // With a limit, paused clusters are left alone and not counted (Sveltos: "Ignore this cluster").
+      if (limit > 0 && cluster.paused) continue;
+      if (!stored || (!oneTime && !sameSpec(stored, wanted))) {
+        pending.push({ cluster, wanted, ...(stored ? { stored } : {}) });
+        continue;
+      }
+      if (!oneTime && !upToDate(stored, wanted)) await this.updateSummary(stored, wanted);
+      if (sameSpec(stored, wanted)) (isSummaryProvisioned(stored) ? updated : updating).push(cluster);
+    }
+    const held: MatchingCluster[] = [];
+    for (const { cluster, wanted, stored } of pending) {
+      if (limit > 0 && updating.length >= limit) {
+        held.push(cluster);
+        continue;
+      }
+      if (stored) await this.updateSummary(stored, wanted);
+      else await this.createSummary(wanted);
+      updating.push(cluster);
     }
     for (const s of owned) {
       const key = `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}`;
       if (!wantedNames.has(key) && !isDeleting(s)) await this.deleteSummary(s);
     }
 
-    await this.writeMatching(resource, profile, matches.map(clusterReference));
+    // Sveltos lists the rollout's progress while clusters wait for their turn, and clears it after.
+    const hash = profileSpecHash(spec);
+    const progress =
+      held.length > 0
+        ? {
+            updatingClusters: { hash, clusters: updating.map(clusterReference) },
+            updatedClusters: { hash, clusters: updated.map(clusterReference) },
+          }
+        : {};
+    if (held.length > 0)
+      ctx.logger.debug({ updating: updating.length, waiting: held.length, maxUpdate: limit }, 'rolling out');
+    await this.writeStatus(resource, profile, matches.map(clusterReference), progress);
     return {};
   }
 
@@ -184,12 +345,22 @@ export class AddonProfileReconciler implements Reconciler {
 
   private async updateSummary(stored: KubeObject, wanted: KubeObject): Promise<void> {
     await retryOnConflict(async () => {
-      const fresh = await this.store.get(
+      let fresh = await this.store.get(
         SVELTOS_RESOURCES.clusterSummaries,
         stored.metadata.namespace ?? '',
         stored.metadata.name ?? '',
       );
       if (!fresh || isDeleting(fresh)) return;
+      // A new spec: Provisioned said so of the old one. Reset first, then the spec with the reset's
+      // resourceVersion, so that no status of the old spec lands in between.
+      const reset =
+        !sameSpec(fresh, wanted) && isObj(fresh['status']) ? provisioningAgain(fresh['status']) : undefined;
+      if (reset)
+        fresh = await this.store.update(
+          SVELTOS_RESOURCES.clusterSummaries,
+          { ...fresh, status: reset },
+          { subresource: 'status' },
+        );
       const next: KubeObject = {
         ...fresh,
         metadata: {
@@ -233,8 +404,16 @@ export class AddonProfileReconciler implements Reconciler {
     });
   }
 
-  /** status.matchingClusters, written only when it changed (a status write per reconcile is a storm). */
-  private async writeMatching(resource: string, profile: KubeObject, matching: unknown[]): Promise<void> {
+  /**
+   * status.matchingClusters and the rollout's updatingClusters / updatedClusters (absent when no cluster
+   * waits), written only when they changed (a status write per reconcile is a storm).
+   */
+  private async writeStatus(
+    resource: string,
+    profile: KubeObject,
+    matching: unknown[],
+    progress: Obj,
+  ): Promise<void> {
     await retryOnConflict(async () => {
       const fresh = await this.store.get(
         resource,
@@ -243,14 +422,11 @@ export class AddonProfileReconciler implements Reconciler {
       );
       if (!fresh || fresh.metadata.uid !== profile.metadata.uid) return;
       const status = isObj(fresh['status']) ? fresh['status'] : {};
-      if (stableStringify(status['matchingClusters'] ?? []) === stableStringify(matching)) return;
-      await this.store.update(
-        resource,
-        { ...fresh, status: { ...status, matchingClusters: matching } },
-        {
-          subresource: 'status',
-        },
-      );
+      const next: Obj = { ...status, matchingClusters: matching, ...progress };
+      if (!('updatingClusters' in progress)) delete next['updatingClusters'];
+      if (!('updatedClusters' in progress)) delete next['updatedClusters'];
+      if (stableStringify(next) === stableStringify({ matchingClusters: [], ...status })) return;
+      await this.store.update(resource, { ...fresh, status: next }, { subresource: 'status' });
     });
   }
 }
@@ -276,6 +452,59 @@ function profilesFor(cluster: KubeObject, cache: CacheReader): ReconcileRequest[
   ];
 }
 
+/**
+ * `matches` and the clusters of every profile depending on `profile` (Sveltos's auto-deploy of
+ * prerequisites), sorted as matchingClusters sorts them.
+ */
+function withDependentsClusters(
+  cache: CacheReader,
+  kind: ProfileKind,
+  profile: KubeObject,
+  clusters: KubeObject[],
+  matches: MatchingCluster[],
+): MatchingCluster[] {
+  const namespace = profile.metadata.namespace ?? '';
+  const dependents = dependentsOf(cache, kind, namespace, profile.metadata.name ?? '');
+  if (dependents.length === 0) return matches;
+  const all = new Map(matches.map((m) => [clusterKey(m), m]));
+  for (const dependent of dependents) {
+    try {
+      const reached = matchingClusters(
+        { kind, metadata: dependent.metadata, spec: specOf(dependent) } as SelectingProfile,
+        clusters,
+      );
+      for (const m of reached) if (!all.has(clusterKey(m))) all.set(clusterKey(m), m);
+    } catch (e) {
+      // The dependent's own reconcile reports its bad selector.
+      if (!(e instanceof SelectionError)) throw e;
+    }
+  }
+  return [...all.values()].sort((a, b) =>
+    a.namespace === b.namespace ? compareText(a.name, b.name) : compareText(a.namespace, b.namespace),
+  );
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A profile change that can change which clusters its prerequisites reach. */
+function dependencyRelevant(obj: KubeObject, old?: KubeObject): boolean {
+  if (!old) return true;
+  return (
+    stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
+    Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp)
+  );
+}
+
+function summaryRelevant(obj: KubeObject, old?: KubeObject): boolean {
+  if (!old) return true;
+  return (
+    Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
+    obj.metadata.generation !== old.metadata.generation ||
+    stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {}) ||
+    isSummaryProvisioned(obj) !== isSummaryProvisioned(old)
+  );
+}
+
 /** The profile a ClusterSummary belongs to (from its labels). */
 function summaryOwner(summary: KubeObject): ReconcileRequest[] {
   const labels = summary.metadata.labels ?? {};
@@ -289,13 +518,23 @@ function summaryOwner(summary: KubeObject): ReconcileRequest[] {
 export type AddonProfileControllerOptions = Omit<ControllerOptions, 'name' | 'reconciler'> & { store: Store };
 
 export function addonProfileController(options: AddonProfileControllerOptions): Controller {
-  return new Controller({
-    ...options,
-    name: 'addon-profile',
-    reconciler: new AddonProfileReconciler(options.store),
-  })
-    .for(SVELTOS_RESOURCES.clusterProfiles)
-    .for(SVELTOS_RESOURCES.profiles)
-    .watches(SVELTOS_RESOURCES.clusterSummaries, summaryOwner)
-    .watches(RESOURCES.clusters, profilesFor, { predicate: selectionRelevant });
+  return (
+    new Controller({
+      ...options,
+      name: 'addon-profile',
+      reconciler: new AddonProfileReconciler(options.store),
+    })
+      .for(SVELTOS_RESOURCES.clusterProfiles)
+      .for(SVELTOS_RESOURCES.profiles)
+      .watches(SVELTOS_RESOURCES.clusterProfiles, (p, cache) => prerequisitesOf(cache, 'ClusterProfile', p), {
+        predicate: dependencyRelevant,
+      })
+      .watches(SVELTOS_RESOURCES.profiles, (p, cache) => prerequisitesOf(cache, 'Profile', p), {
+        predicate: dependencyRelevant,
+      })
+      // Summaries coming, going, relabelled, and Provisioned or no longer (a place for maxUpdate) — not every
+      // status write: each would re-run a reconcile that reads all of the profile's summaries.
+      .watches(SVELTOS_RESOURCES.clusterSummaries, summaryOwner, { predicate: summaryRelevant })
+      .watches(RESOURCES.clusters, profilesFor, { predicate: selectionRelevant })
+  );
 }
