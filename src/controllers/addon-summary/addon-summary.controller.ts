@@ -687,6 +687,17 @@ function summariesOfCluster(cluster: KubeObject, cache: CacheReader): ReconcileR
     .map((s) => ({ namespace: ns, name: s.metadata.name ?? '' }));
 }
 
+/** A summary's spec (its generation), deletion, finalizers or labels changed: not a status write. */
+function summaryChanged(obj: KubeObject, old?: KubeObject): boolean {
+  if (!old) return true;
+  return (
+    obj.metadata.generation !== old.metadata.generation ||
+    Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
+    stableStringify(obj.metadata.finalizers ?? []) !== stableStringify(old.metadata.finalizers ?? []) ||
+    stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {})
+  );
+}
+
 /** A work's delivered objects or deletion changed: the other summaries of its cluster decide again. */
 function siblingsOfWork(work: KubeObject, cache: CacheReader): ReconcileRequest[] {
   const ns = work.metadata.namespace ?? '';
@@ -722,7 +733,8 @@ export function addonSummaryController(options: AddonSummaryControllerOptions): 
       name: 'addon-summary',
       reconciler: new AddonSummaryReconciler(options),
     })
-      .for(SVELTOS_RESOURCES.clusterSummaries)
+      // Not its own status writes: each would render the summary again for nothing (Sveltos's storms).
+      .for(SVELTOS_RESOURCES.clusterSummaries, { predicate: summaryChanged })
       .watches(SVELTOS_RESOURCES.clusterSummaries, dependentsOf, { predicate: provisioningChanged })
       .watches(RESOURCES.manifestWorks, summaryOfWork)
       .watches(RESOURCES.manifestWorks, siblingsOfWork, { predicate: workContentChanged })
