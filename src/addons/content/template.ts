@@ -2,7 +2,12 @@
 // bodies with template: true, Helm values and patch text, through the Go engine with missingkey=error.
 
 import type { JsonObject, JsonValue } from '../../apiserver/patch/json.js';
-import { TemplateExecError, TemplateParseError, parseTemplate } from '../../gotemplate/template.js';
+import {
+  TemplateExecError,
+  TemplateParseError,
+  parseTemplate,
+  type TemplateSet,
+} from '../../gotemplate/template.js';
 import { type GoMap, type GoValue, goInt64 } from '../../gotemplate/value.js';
 import { sveltosFuncMap } from '../../sveltos/template-functions.js';
 import { type ContentOrigin, TemplateInstantiationError, describeOrigin } from './errors.js';
@@ -36,12 +41,16 @@ export class TemplateContext {
    * Instantiates `text` for this cluster. Throws TemplateInstantiationError naming the origin, the
    * template line and the engine's message.
    */
+  private parsed(name: string, text: string): TemplateSet {
+    if (Object.keys(this.resources).length === 0) return sharedParse(name, text);
+    return parseTemplate(name, text, { funcs: sveltosFuncMap(this.resources), missingKey: 'error' });
+  }
+
   instantiate(text: string, origin: ContentOrigin): string {
     // Sveltos names templates <clusterNs>-<clusterName>-<requestor>; the origin is more useful in errors.
     const name = describeOrigin(origin);
-    const funcs = sveltosFuncMap(this.resources);
     try {
-      return parseTemplate(name, text, { funcs, missingKey: 'error' }).execute(name, this.root);
+      return this.parsed(name, text).execute(name, this.root);
     } catch (e) {
       if (e instanceof TemplateParseError || e instanceof TemplateExecError)
         throw templateError(e, name, origin);
@@ -51,6 +60,31 @@ export class TemplateContext {
       throw e;
     }
   }
+}
+
+/**
+ * Parsed templates of renders without MgmtResources, by name and text: the same content rendered for a
+ * thousand clusters is parsed once (trees are immutable; execution keeps no state in the set). Renders
+ * with MgmtResources bind their own getResource & co., so they parse their own.
+ */
+const PARSED_LIMIT = 512;
+const parsedShared = new Map<string, TemplateSet>();
+let sharedFuncs: ReturnType<typeof sveltosFuncMap> | undefined;
+
+function sharedParse(name: string, text: string): TemplateSet {
+  const key = `${name}\u0000${text}`;
+  let set = parsedShared.get(key);
+  if (set) {
+    // Most recently used last: the Map's order is the eviction order.
+    parsedShared.delete(key);
+    parsedShared.set(key, set);
+    return set;
+  }
+  sharedFuncs ??= sveltosFuncMap({});
+  set = parseTemplate(name, text, { funcs: sharedFuncs, missingKey: 'error' });
+  parsedShared.set(key, set);
+  if (parsedShared.size > PARSED_LIMIT) parsedShared.delete(parsedShared.keys().next().value!);
+  return set;
 }
 
 /**

@@ -158,7 +158,7 @@ export class AddonSummaryReconciler implements Reconciler {
 
     const active = FEATURES.filter((f) => featureActive(f, profileSpec));
     const clusterName = str(spec['clusterName']) ?? '';
-    const cluster = await this.store.get(RESOURCES.clusters, namespace, clusterName);
+    const cluster = ctx.cache.get(RESOURCES.clusters, namespace, clusterName);
     if (!cluster || isDeleting(cluster))
       return this.report(
         summary,
@@ -194,6 +194,7 @@ export class AddonSummaryReconciler implements Reconciler {
         cluster,
         profileSpec,
         owner: profile,
+        cache: ctx.cache,
       });
       if (content.retryMs !== undefined) retryMs = Math.min(retryMs ?? content.retryMs, content.retryMs);
       const outcome = await this.deliver(ctx.cache, summary, featureID, profileSpec, profile, work, content);

@@ -3,6 +3,7 @@
 import type { JsonObject } from '../../apiserver/patch/json.js';
 import type { HelmReleaseSummary } from '../../addons/helm/index.js';
 import type { KubeObject } from '../../store/types.js';
+import type { CacheReader } from '../runtime/reconcile.js';
 
 export type FeatureID = 'Resources' | 'Helm';
 
@@ -31,6 +32,8 @@ export interface FeatureInput {
   cluster: KubeObject;
   profileSpec: Record<string, unknown>;
   owner: { kind: string; name: string; tier: number };
+  /** The informer caches (ConfigMaps are watched: read there; Secrets are not cached whole). */
+  cache: CacheReader;
 }
 
 export const failed = (reason: string, message: string, retryMs?: number): FeatureContent => ({

@@ -14,6 +14,7 @@ import {
 import type { JsonObject } from '../../apiserver/patch/json.js';
 import { RESOURCES } from '../../fleet/names.js';
 import type { Store } from '../../store/types.js';
+import type { CacheReader } from '../runtime/reconcile.js';
 import { failed, type FeatureContent, type FeatureInput } from './feature.js';
 
 /** How soon a summary whose remote content could not be fetched is tried again. */
@@ -38,7 +39,7 @@ export class ResourcesFeature {
 
   async render(input: FeatureInput): Promise<FeatureContent> {
     const { profileSpec, cluster, owner } = input;
-    const gathered = await this.gather(profileSpec, cluster.metadata.namespace ?? '');
+    const gathered = await this.gather(input.cache, profileSpec, cluster.metadata.namespace ?? '');
     if (gathered.errors.length > 0)
       return failed(gathered.reason ?? 'InvalidReference', gathered.errors.join('; '), gathered.retryMs);
     const rendered = renderResources({
@@ -63,6 +64,7 @@ export class ResourcesFeature {
 
   /** Reads every policyRef: ConfigMaps and Secrets from the store, remoteURLs through the cache. */
   private async gather(
+    cache: CacheReader,
     profileSpec: Record<string, unknown>,
     clusterNs: string,
   ): Promise<{ sources: ResourceSource[]; errors: string[]; reason?: string; retryMs?: number }> {
@@ -107,7 +109,9 @@ export class ResourcesFeature {
         reason ??= 'InvalidReference';
         continue;
       }
-      const obj = await this.store.get(resource, ns, name);
+      // ConfigMaps from the cache (their events bring summaries back); Secrets only from the store.
+      const obj =
+        resource === 'configmaps' ? cache.get(resource, ns, name) : await this.store.get(resource, ns, name);
       if (!obj) {
         if (ref.optional) continue;
         errors.push(`spec.policyRefs[${i}]: ${kind} ${ns}/${name} not found`);
