@@ -11,6 +11,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
+import { markApplied } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
@@ -104,26 +105,7 @@ describe('addon-summary controller', () => {
   });
 
   it('the agent’s Applied condition makes the feature Provisioned, with what was deployed', async () => {
-    const work = (await getWork(store, 'flannel-cni-capi-edge-1-resources'))!;
-    await store.update(
-      RESOURCES.manifestWorks,
-      {
-        ...work,
-        status: {
-          conditions: [
-            {
-              type: 'Applied',
-              status: 'True',
-              reason: 'AppliedManifestWorkComplete',
-              message: 'applied',
-              observedGeneration: work.metadata.generation,
-              lastTransitionTime: '2026-11-30T00:00:00Z',
-            },
-          ],
-        },
-      },
-      { subresource: 'status' },
-    );
+    await markApplied(store, (await getWork(store, 'flannel-cni-capi-edge-1-resources'))!);
     const summary = await waitFor(async () => {
       const s = await getSummary(store, 'flannel-cni-capi-edge-1');
       return feature(s)?.['status'] === 'Provisioned' ? s : undefined;

@@ -9,6 +9,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
+import { markApplied } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
@@ -21,28 +22,6 @@ async function resourcesFeature(store: Store, name: string): Promise<Record<stri
   const s = await store.get(SVELTOS_RESOURCES.clusterSummaries, NS, name);
   const f = (s?.['status'] as { featureSummaries?: Record<string, string>[] } | undefined)?.featureSummaries;
   return f?.find((x) => x['featureID'] === 'Resources');
-}
-
-async function markApplied(store: Store, work: KubeObject): Promise<void> {
-  await store.update(
-    RESOURCES.manifestWorks,
-    {
-      ...work,
-      status: {
-        conditions: [
-          {
-            type: 'Applied',
-            status: 'True',
-            reason: 'AppliedManifestWorkComplete',
-            message: 'applied',
-            observedGeneration: work.metadata.generation,
-            lastTransitionTime: '2026-11-30T00:00:00Z',
-          },
-        ],
-      },
-    },
-    { subresource: 'status' },
-  );
 }
 
 describe('addon-summary controller: deploymentType Local', () => {
