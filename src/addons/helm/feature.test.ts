@@ -508,3 +508,48 @@ test('a cluster that reported no Kubernetes version renders with the default of 
   const caps = r.manifests.find((m) => m['kind'] === 'ConfigMap')!;
   assert.equal((caps['data'] as JsonObject)['kube'], 'v1.35.0');
 });
+
+describe('the profile’s patches over the chart’s output', () => {
+  test('a templated strategic-merge patch lands on the rendered Deployment, stamped after', async () => {
+    const c = cluster('edge-9', { replicas: '2', site: 'oslo' });
+    const renderer = new HelmFeatureRenderer();
+    const result = await renderer.render({
+      ...input([httpEntry()], c),
+      patches: [
+        {
+          target: { kind: 'Deployment' },
+          patch: [
+            'apiVersion: apps/v1',
+            'kind: Deployment',
+            'metadata:',
+            '  name: ignored',
+            '  labels:',
+            '    fleet/site: "{{ .Cluster.spec.site }}"',
+          ].join('\n'),
+        },
+      ],
+    });
+    assert.deepEqual(result.errors, []);
+    const deployment = result.manifests.find((m) => m['kind'] === 'Deployment')!;
+    const md = deployment['metadata'] as {
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    };
+    assert.equal(md.labels['fleet/site'], 'oslo');
+    const service = result.manifests.find((m) => m['kind'] === 'Service')!;
+    assert.equal((service['metadata'] as { labels: Record<string, string> }).labels['fleet/site'], undefined);
+    // The hash covers the patched object.
+    assert.match(md.annotations['projectsveltos.io/hash']!, /^sha256:/);
+  });
+
+  test('a patch that cannot apply fails the entry, naming spec.patches', async () => {
+    const renderer = new HelmFeatureRenderer();
+    const result = await renderer.render({
+      ...input([httpEntry()], cluster('edge-9', { replicas: '2' })),
+      patches: [{ target: { kind: 'Deployment' }, patch: '- op: remove\n  path: /spec/nothere' }],
+    });
+    assert.equal(result.errors.length, 1);
+    assert.match(result.errors[0]!.message, /^spec\.helmCharts\[0\].*spec\.patches: /);
+    assert.deepEqual(result.manifests, []);
+  });
+});

@@ -18,6 +18,7 @@ import {
   type IsNamespaced,
   type OwnerInfo,
 } from '../content/stamp.js';
+import { applyPatches, type Patch } from '../content/patches.js';
 import { TemplateContext } from '../content/template.js';
 import {
   ChartCache,
@@ -92,6 +93,8 @@ export interface HelmFeatureInput {
   mgmtResources?: Record<string, JsonObject>;
   /** ConfigMaps and Secrets on the hub: valuesFrom and registry credentials. */
   readObject: ReadObject;
+  /** The profile's `patches`, applied to every release's objects after rendering (Sveltos's post-render). */
+  patches?: readonly Patch[];
   /** The hub's knowledge of kinds; unknown kinds fall back to the chart's CRDs and Kubernetes built-ins. */
   isNamespaced?: IsNamespaced;
   owner: OwnerInfo;
@@ -279,11 +282,25 @@ export class HelmFeatureRenderer {
     outcome.cached = cached;
     if ('error' in rendered) throw new EntryError('RenderFailed', `${field}: ${rendered.error}`);
     // The cache's objects are shared by every cluster with these inputs: hand out copies.
-    const objects = withReleaseNamespace(
+    let objects = withReleaseNamespace(
       structuredClone(rendered.objects) as JsonObject[],
       release.releaseNamespace,
       input.isNamespaced,
     );
+    // The profile's patches over the chart's output (Sveltos's post-render), before the stamps and hash.
+    if (input.patches && input.patches.length > 0) {
+      const ctx = new TemplateContext({
+        cluster: input.cluster,
+        ...(input.mgmtResources ? { mgmtResources: input.mgmtResources } : {}),
+      });
+      const patched = applyPatches(objects, input.patches, ctx);
+      if (patched.errors.length > 0)
+        throw new EntryError(
+          'RenderFailed',
+          `${field}: spec.patches: ${patched.errors.map((e) => e.message).join('; ')}`,
+        );
+      objects = patched.objects;
+    }
     return objects.map((o) =>
       stampObject(helmOwnership(o, release), {
         feature: HELM_FEATURE,

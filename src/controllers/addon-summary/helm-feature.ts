@@ -2,6 +2,7 @@
 // input) and delivered as manifests. A release is delivered whole or not at all: when another profile owns
 // any of its objects the release is withheld and its helmReleaseSummary says Conflict, naming the owner.
 import { isJsonObject, type JsonObject } from '../../apiserver/patch/json.js';
+import type { Patch } from '../../addons/content/patches.js';
 import type { IsNamespaced } from '../../addons/content/stamp.js';
 import {
   renderHelmFeature,
@@ -41,6 +42,7 @@ export class HelmFeature {
         this.store.get(kind === 'Secret' ? RESOURCES.secrets : 'configmaps', namespace, name),
       isNamespaced: this.isNamespaced,
       owner: input.owner,
+      patches: (Array.isArray(input.profileSpec['patches']) ? input.profileSpec['patches'] : []) as Patch[],
     });
     if (result.errors.length > 0) {
       const content = failed(result.errors[0]!.reason, result.errors.map((e) => e.message).join('; '));
