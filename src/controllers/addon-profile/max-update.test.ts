@@ -12,7 +12,7 @@ import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 import { addonSummaryController } from '../addon-summary/addon-summary.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
-import { appliedNow, markApplied } from '../testing/agent.js';
+import { appliedNow, markApplied, AGENT_PRESENT } from '../testing/agent.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { addonProfileController, maxUpdateLimit } from './addon-profile.controller.js';
 
@@ -172,6 +172,7 @@ describe('addon-profile controller: maxUpdate', () => {
         kind: 'Cluster',
         metadata: { name, namespace: NS, labels: { ring: 'all' } },
         spec: {},
+        status: AGENT_PRESENT,
       });
   });
   after(async () => {

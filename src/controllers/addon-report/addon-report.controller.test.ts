@@ -11,6 +11,7 @@ import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { addonSummaryController } from '../addon-summary/addon-summary.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
+import { AGENT_PRESENT } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { PREVIEW_CONTENT, previewProfile } from '../../testing/dryrun-preview.js';
 import { addonReportController, desiredReport, resourceReportsOf } from './addon-report.controller.js';
@@ -110,6 +111,7 @@ describe('addon-report controller', () => {
       kind: 'Cluster',
       metadata: { name: 'edge-1', namespace: 'team-a', labels: { [CAPI_NAME]: 'edge-1' } },
       spec: {},
+      status: AGENT_PRESENT,
     });
     await store.create(SVELTOS_RESOURCES.clusterProfiles, previewProfile('DryRun'));
   });

@@ -11,7 +11,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
-import { markApplied } from '../testing/agent.js';
+import { AGENT_PRESENT, markApplied } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
@@ -23,6 +23,7 @@ async function createCluster(store: Store, name: string, cidr: string): Promise<
     kind: 'Cluster',
     metadata: { name, namespace: 'team-a', labels: { [CAPI_NAME]: name } },
     spec: { clusterNetwork: { pods: { cidrBlocks: [cidr] } } },
+    status: AGENT_PRESENT,
   });
 }
 
@@ -141,7 +142,10 @@ describe('addon-summary controller', () => {
 
   it('a cluster that stops matching: its summary deletes the work, and goes once the agent let it go', async () => {
     const cluster = (await store.get(RESOURCES.clusters, 'team-a', 'edge-1'))!;
-    await store.update(RESOURCES.clusters, { ...cluster, metadata: { ...cluster.metadata, labels: {} } });
+    await store.update(RESOURCES.clusters, {
+      ...cluster,
+      metadata: { ...cluster.metadata, labels: {} },
+    });
     const work = await waitFor(async () => {
       const w = await getWork(store, 'flannel-cni-capi-edge-1-resources');
       return w?.metadata.deletionTimestamp ? w : undefined;
@@ -152,6 +156,41 @@ describe('addon-summary controller', () => {
     await waitFor(
       async () => (await getSummary(store, 'flannel-cni-capi-edge-1')) === undefined,
       'the summary gone',
+    );
+  });
+
+  it('a cluster whose agent is gone: the summary says it waits for that agent, and why', async () => {
+    await store.create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'flannel', namespace: 'platform' },
+      data: { 'kube-flannel.yml': FLANNEL_MANIFEST },
+    });
+    await store.create(RESOURCES.clusters, {
+      apiVersion: FLEET_API_VERSION,
+      kind: 'Cluster',
+      metadata: { name: 'edge-9', namespace: 'team-a', labels: { [CAPI_NAME]: 'edge-9' } },
+      spec: { clusterNetwork: { pods: { cidrBlocks: ['10.9.0.0/16'] } } },
+      status: {
+        conditions: [
+          {
+            type: 'Available',
+            status: 'Unknown',
+            reason: 'LeaseExpired',
+            message: 'the agent has not renewed its Lease for 45s',
+            lastTransitionTime: '2026-11-30T00:00:00Z',
+          },
+        ],
+      },
+    });
+    const f = await waitFor(async () => {
+      const x = feature(await getSummary(store, 'flannel-cni-capi-edge-9'));
+      return x?.['failureReason'] === 'AgentUnreachable' ? x : undefined;
+    }, 'the wait for the agent in status');
+    assert.equal(f['status'], 'Provisioning');
+    assert.equal(
+      f['failureMessage'],
+      'waiting for the agent of Cluster team-a/edge-9: Available is Unknown (LeaseExpired: the agent has not renewed its Lease for 45s); delivery resumes when it is back',
     );
   });
 });

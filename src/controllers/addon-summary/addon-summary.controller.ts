@@ -48,7 +48,7 @@ import type {
   ReconcileResult,
   Reconciler,
 } from '../runtime/reconcile.js';
-import { retryOnConflict } from '../runtime/retry.js';
+import { isConflict, retryOnConflict } from '../runtime/retry.js';
 import { manifestConfigsFor, type DriftExclusion } from './drift-exclusions.js';
 import type { FeatureContent, FeatureID } from './feature.js';
 import { HelmFeature, withholdConflictingReleases } from './helm-feature.js';
@@ -132,6 +132,12 @@ export class AddonSummaryReconciler implements Reconciler {
   private readonly namespaced: Map<string, boolean>;
   private readonly plurals: Map<string, string>;
   private readonly features: Record<FeatureID, ResourcesFeature | HelmFeature>;
+  /**
+   * The resourceVersion of each work (by namespace/name) this reconciler wrote last, until the informer
+   * delivers that version: the reconcile that wrote it already reported on it, so its event needs no
+   * reconcile of its own; and until then the cache is older than the store for that work.
+   */
+  private readonly ownWrites = new Map<string, string>();
 
   constructor(options: AddonSummaryOptions) {
     this.store = options.store;
@@ -150,7 +156,7 @@ export class AddonSummaryReconciler implements Reconciler {
     if (!summary) return {};
     const spec = asObj(summary['spec']);
     const profileSpec = asObj(spec['clusterProfileSpec']);
-    const works = await this.worksOf(summary);
+    const works = await this.worksOf(ctx.cache, summary);
 
     if (isDeleting(summary)) return this.withdraw(ctx.cache, summary, profileSpec, works);
     if (!summary.metadata.finalizers?.includes(CLUSTER_SUMMARY_FINALIZER))
@@ -174,7 +180,7 @@ export class AddonSummaryReconciler implements Reconciler {
     if (asObj(cluster['spec'])['paused'] === true) return {};
     // dependsOn: nothing is delivered before every prerequisite is Provisioned on this cluster.
     const gate = dependencyGate(ctx.cache, summary);
-    await writeDependencyStatus(this.store, summary, gate, active);
+    const gateWritten = await writeDependencyStatus(this.store, summary, gate, active);
     if (!gate.ready) return {};
 
     const owner = profileOwner(summary);
@@ -197,7 +203,10 @@ export class AddonSummaryReconciler implements Reconciler {
         cache: ctx.cache,
       });
       if (content.retryMs !== undefined) retryMs = Math.min(retryMs ?? content.retryMs, content.retryMs);
-      const outcome = await this.deliver(ctx.cache, summary, featureID, profileSpec, profile, work, content);
+      const outcome = withAgentState(
+        await this.deliver(ctx.cache, summary, featureID, profileSpec, profile, work, content),
+        cluster,
+      );
       const local = content.failure
         ? undefined
         : await this.deliverLocal(ctx.cache, summary, profileSpec, works.Local, content);
@@ -205,21 +214,46 @@ export class AddonSummaryReconciler implements Reconciler {
     }
     if (!active.includes('Resources') && works.Local)
       await this.withdrawWork(ctx.cache, summary, profileSpec, works.Local);
-    await this.report(summary, outcomes);
+    // The summary read above is still the stored one unless the gate was written (a conflict re-reads).
+    await this.report(summary, outcomes, gateWritten ? undefined : summary);
     return retryMs !== undefined ? { requeueAfterMs: retryMs } : {};
   }
 
-  private async worksOf(summary: KubeObject): Promise<Partial<Record<WorkSlot, KubeObject>>> {
+  /**
+   * The summary's works from the informer cache (at least as new as the event that brought us here; a
+   * stale one fails its write with a Conflict and is read again), or from the store while the cache has
+   * not yet seen this reconciler's own last write of it.
+   */
+  private async worksOf(
+    cache: CacheReader,
+    summary: KubeObject,
+  ): Promise<Partial<Record<WorkSlot, KubeObject>>> {
     const out: Partial<Record<WorkSlot, KubeObject>> = {};
+    const namespace = summary.metadata.namespace ?? '';
     for (const featureID of WORK_SLOTS) {
-      const work = await this.store.get(
-        RESOURCES.manifestWorks,
-        summary.metadata.namespace ?? '',
-        workNameFor(summary.metadata.name ?? '', featureID),
-      );
+      const name = workNameFor(summary.metadata.name ?? '', featureID);
+      const work = this.ownWrites.has(`${namespace}/${name}`)
+        ? await this.store.get(RESOURCES.manifestWorks, namespace, name)
+        : cache.get(RESOURCES.manifestWorks, namespace, name);
       if (work) out[featureID] = work;
     }
     return out;
+  }
+
+  /** Whether a work event is of this reconciler's own last write (seen once: the entry is dropped). */
+  ownWriteSeen(work: KubeObject): boolean {
+    const key = `${work.metadata.namespace ?? ''}/${work.metadata.name ?? ''}`;
+    const rv = this.ownWrites.get(key);
+    if (rv === undefined) return false;
+    // Ours or a later version (or a deletion): the cache has caught up with our write either way.
+    this.ownWrites.delete(key);
+    return rv === work.metadata.resourceVersion;
+  }
+
+  private noteOwnWrite(work: KubeObject): KubeObject {
+    const key = `${work.metadata.namespace ?? ''}/${work.metadata.name ?? ''}`;
+    if (work.metadata.resourceVersion) this.ownWrites.set(key, work.metadata.resourceVersion);
+    return work;
   }
 
   /** The resource (plural) of an object's kind: the hub's own name for it, else Kubernetes' guess. */
@@ -414,11 +448,28 @@ export class AddonSummaryReconciler implements Reconciler {
     };
   }
 
-  /** Creates or updates the work when what it says differs; returns what is stored. */
+  /**
+   * Creates or updates the work when what it says differs; returns what is stored. `stored` may come from
+   * the cache: when it was stale the update is a Conflict, and the work is compared again as stored.
+   */
   private async writeWork(stored: KubeObject | undefined, desired: KubeObject): Promise<KubeObject> {
+    try {
+      return await this.putWork(stored, desired);
+    } catch (e) {
+      if (!stored || !isConflict(e)) throw e;
+      const fresh = await this.store.get(
+        RESOURCES.manifestWorks,
+        desired.metadata.namespace ?? '',
+        desired.metadata.name ?? '',
+      );
+      return this.putWork(fresh, desired);
+    }
+  }
+
+  private async putWork(stored: KubeObject | undefined, desired: KubeObject): Promise<KubeObject> {
     if (!stored) {
       try {
-        return await this.store.create(RESOURCES.manifestWorks, desired);
+        return this.noteOwnWrite(await this.store.create(RESOURCES.manifestWorks, desired));
       } catch (e) {
         if (!(isApiError(e) && e.code === 409)) throw e;
         stored = await this.store.get(
@@ -441,7 +492,7 @@ export class AddonSummaryReconciler implements Reconciler {
     };
     if (desired.metadata.annotations) next.metadata.annotations = desired.metadata.annotations;
     else delete next.metadata.annotations;
-    return this.store.update(RESOURCES.manifestWorks, next);
+    return this.noteOwnWrite(await this.store.update(RESOURCES.manifestWorks, next));
   }
 
   /** Deleting summary: every feature's work withdrawn; the summary goes once the agent let them go. */
@@ -521,13 +572,23 @@ export class AddonSummaryReconciler implements Reconciler {
    * featureSummaries, deployedGVKs and helmReleaseSummaries from this reconcile's outcomes, written only
    * when they change: no status-write storms.
    */
-  private async report(summary: KubeObject, outcomes: FeatureOutcome[]): Promise<ReconcileResult> {
+  private async report(
+    summary: KubeObject,
+    outcomes: FeatureOutcome[],
+    stored?: KubeObject,
+  ): Promise<ReconcileResult> {
+    // `stored`: the summary as the store holds it (just read) — the first try writes over its version
+    // without reading it again; a Conflict means it changed meanwhile, and the retries read it.
+    let known = stored;
     await retryOnConflict(async () => {
-      const fresh = await this.store.get(
-        SVELTOS_RESOURCES.clusterSummaries,
-        summary.metadata.namespace ?? '',
-        summary.metadata.name ?? '',
-      );
+      const fresh =
+        known ??
+        (await this.store.get(
+          SVELTOS_RESOURCES.clusterSummaries,
+          summary.metadata.namespace ?? '',
+          summary.metadata.name ?? '',
+        ));
+      known = undefined;
       if (!fresh || fresh.metadata.uid !== summary.metadata.uid) return;
       // Computed for an older spec: the new one's reconcile reports (Provisioned means "of this spec").
       if (fresh.metadata.generation !== summary.metadata.generation) return;
@@ -620,6 +681,29 @@ function featureFromWork(work: KubeObject, featureID: FeatureID, renderedHash: s
   return { featureID, hash, status: 'Provisioning' };
 }
 
+/**
+ * A feature still waiting for the cluster's agent says when that agent is not there to apply it (its Lease
+ * expired: the Cluster's Available is not True), and why — not an endless, silent Provisioning.
+ */
+function withAgentState(outcome: FeatureOutcome, cluster: KubeObject): FeatureOutcome {
+  if ('removed' in outcome || outcome.feature.status !== 'Provisioning' || outcome.feature.failureReason)
+    return outcome;
+  const available = findCondition(conditionsOf(cluster), 'Available');
+  if (available?.status === 'True') return outcome;
+  const name = `${cluster.metadata.namespace ?? ''}/${cluster.metadata.name ?? ''}`;
+  const why = available
+    ? `Available is ${available.status}${available.reason ? ` (${available.reason}${available.message ? `: ${available.message}` : ''})` : ''}`
+    : 'it has not joined yet';
+  return {
+    ...outcome,
+    feature: {
+      ...outcome.feature,
+      failureReason: 'AgentUnreachable',
+      failureMessage: `waiting for the agent of Cluster ${name}: ${why}; delivery resumes when it is back`,
+    },
+  };
+}
+
 /** Sveltos's `Kind.version.group` form of what the feature delivers (sorted, distinct). */
 function deployedGvks(manifests: JsonObject[]): string[] {
   const out = new Set<string>();
@@ -673,6 +757,8 @@ function clusterChanged(obj: KubeObject, old?: KubeObject): boolean {
   if (!old) return true;
   return (
     capabilitiesOf(obj) !== capabilitiesOf(old) ||
+    findCondition(conditionsOf(obj), 'Available')?.status !==
+      findCondition(conditionsOf(old), 'Available')?.status ||
     stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
     stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {}) ||
     stableStringify(obj.metadata.annotations ?? {}) !== stableStringify(old.metadata.annotations ?? {}) ||
@@ -728,16 +814,14 @@ export type AddonSummaryControllerOptions = Omit<ControllerOptions, 'name' | 're
   AddonSummaryOptions;
 
 export function addonSummaryController(options: AddonSummaryControllerOptions): Controller {
+  const reconciler = new AddonSummaryReconciler(options);
   return (
-    new Controller({
-      ...options,
-      name: 'addon-summary',
-      reconciler: new AddonSummaryReconciler(options),
-    })
+    new Controller({ ...options, name: 'addon-summary', reconciler })
       // Not its own status writes: each would render the summary again for nothing (Sveltos's storms).
       .for(SVELTOS_RESOURCES.clusterSummaries, { predicate: summaryChanged })
       .watches(SVELTOS_RESOURCES.clusterSummaries, dependentsOf, { predicate: provisioningChanged })
-      .watches(RESOURCES.manifestWorks, summaryOfWork)
+      // Not the events of its own work writes: the reconcile that wrote one already reported on it.
+      .watches(RESOURCES.manifestWorks, summaryOfWork, { predicate: (obj) => !reconciler.ownWriteSeen(obj) })
       .watches(RESOURCES.manifestWorks, siblingsOfWork, { predicate: workContentChanged })
       .watches(RESOURCES.clusters, summariesOfCluster, { predicate: clusterChanged })
       .watches('configmaps', summariesReferencing('ConfigMap'))

@@ -10,6 +10,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
+import { AGENT_PRESENT } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
@@ -60,6 +61,7 @@ describe('addon-summary controller: tiers and conflicts', () => {
       kind: 'Cluster',
       metadata: { name: 'edge-1', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'edge-1' } },
       spec: {},
+      status: AGENT_PRESENT,
     });
     await store.create('configmaps', configMapWith('tenant', NS, [settings('tenant'), extra]));
     await store.create('configmaps', configMapWith('platform', 'platform', [settings('platform')]));

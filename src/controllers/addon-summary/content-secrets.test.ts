@@ -12,6 +12,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { InformerSet } from '../runtime/informer.js';
+import { AGENT_PRESENT } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController, CONTENT_SECRETS } from './addon-summary.controller.js';
 
@@ -68,6 +69,7 @@ describe('addon-summary controller: content Secrets', () => {
       kind: 'Cluster',
       metadata: { name: 'edge-1', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'edge-1' } },
       spec: {},
+      status: AGENT_PRESENT,
     });
   });
   after(async () => {

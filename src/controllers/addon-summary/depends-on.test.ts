@@ -12,7 +12,7 @@ import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import type { CacheReader } from '../runtime/reconcile.js';
 import { ControllerManager } from '../runtime/manager.js';
-import { markApplied } from '../testing/agent.js';
+import { markApplied, AGENT_PRESENT } from '../testing/agent.js';
 import { sleep, waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 import { dependencyGate, dependentsOf, isSummaryProvisioned } from './depends-on.js';
@@ -65,6 +65,7 @@ describe('addon-summary controller: dependsOn', () => {
         kind: 'Cluster',
         metadata: { name, namespace: NS, labels },
         spec: {},
+        status: AGENT_PRESENT,
       });
   });
   after(async () => {

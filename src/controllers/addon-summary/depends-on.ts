@@ -145,17 +145,18 @@ export function statusWithGate(status: Obj, gate: DependencyGate, active: readon
 
 /**
  * Writes the gate into the summary's status when that changes it. Skipped when the summary changed
- * generation since `summary` was read: a newer spec brings its own reconcile.
+ * generation since `summary` was read: a newer spec brings its own reconcile. False when nothing was
+ * written (`summary` is still what the store holds), true when it may have been.
  */
 export async function writeDependencyStatus(
   store: Store,
   summary: KubeObject,
   gate: DependencyGate,
   active: readonly string[],
-): Promise<void> {
+): Promise<boolean> {
   // Most reconciles change nothing here: judge on the summary just read before reading it again.
   const known = asObj(summary['status']);
-  if (stableStringify(statusWithGate(known, gate, active)) === stableStringify(known)) return;
+  if (stableStringify(statusWithGate(known, gate, active)) === stableStringify(known)) return false;
   await retryOnConflict(async () => {
     const fresh = await store.get(
       SVELTOS_RESOURCES.clusterSummaries,
@@ -173,6 +174,7 @@ export async function writeDependencyStatus(
       { subresource: 'status' },
     );
   });
+  return true;
 }
 
 /** The summaries of the same cluster whose profile depends on `summary`'s profile (a watch's map function). */

@@ -9,7 +9,7 @@ import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import { ControllerManager } from '../runtime/manager.js';
-import { markApplied } from '../testing/agent.js';
+import { markApplied, AGENT_PRESENT } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
 import { addonSummaryController } from './addon-summary.controller.js';
 
@@ -38,6 +38,7 @@ describe('addon-summary controller: deploymentType Local', () => {
       kind: 'Cluster',
       metadata: { name: 'edge-1', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'edge-1' } },
       spec: {},
+      status: AGENT_PRESENT,
     });
     for (const [name, text] of [
       ['hub-side', hubConfig],

@@ -40,3 +40,16 @@ export async function markApplied(
     { subresource: 'status' },
   );
 }
+
+/** A Cluster's status while its agent is there (Lease renewed): Available True. */
+export const AGENT_PRESENT = {
+  conditions: [
+    {
+      type: 'Available',
+      status: 'True',
+      reason: 'AgentLeaseRenewed',
+      message: 'the agent renews its Lease',
+      lastTransitionTime: '2026-11-30T00:00:00Z',
+    },
+  ],
+};
