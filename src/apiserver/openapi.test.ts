@@ -315,7 +315,7 @@ void test('a registry change changes only the affected document hashes', () => {
   assert.notEqual(before.root, after.root);
 });
 
-void test('respond: root, current and stale hashes, revalidation, Accept, and no /openapi/v2', () => {
+void test('respond: root, current and stale hashes, revalidation, Accept, and a bare /openapi/v2', () => {
   const api = buildOpenApiV3([configMaps, widgets]);
   const root = api.respond('/openapi/v3', new URLSearchParams(), 'application/json')!;
   assert.equal(root.status, 200);
@@ -363,5 +363,21 @@ void test('respond: root, current and stale hashes, revalidation, Accept, and no
   assert.equal(JSON.parse(protobufOnly.body).reason, 'NotAcceptable');
 
   assert.equal(api.respond('/openapi/v3/apis/nope/v1', new URLSearchParams()), undefined);
-  assert.equal(api.respond('/openapi/v2', new URLSearchParams()), undefined);
+  // v2: a document without definitions, in protobuf as kubectl asks for it, JSON otherwise.
+  const pb = api.respond(
+    '/openapi/v2',
+    new URLSearchParams(),
+    'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  )!;
+  assert.equal(pb.status, 200);
+  assert.equal(pb.headers['Content-Type'], 'application/octet-stream');
+  const bytes = Buffer.from(pb.body, 'latin1');
+  assert.deepEqual([...bytes.subarray(0, 5)], [0x0a, 3, 0x32, 0x2e, 0x30], 'field 1 (swagger) = "2.0"');
+  assert.equal(bytes[5], 0x12, 'field 2 (info)');
+  const json = JSON.parse(api.respond('/openapi/v2', new URLSearchParams(), 'application/json')!.body) as {
+    swagger: string;
+    definitions: object;
+  };
+  assert.equal(json.swagger, '2.0');
+  assert.deepEqual(json.definitions, {});
 });

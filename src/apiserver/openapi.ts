@@ -727,8 +727,8 @@ export interface OpenApiV3 {
   /**
    * Answers `GET /openapi/v3` and `/openapi/v3/{api/v1|apis/g/v}` (path without cluster prefix). A
    * stale `hash` gets a 301 to the current one (relative Location, so path prefixes survive), a current
-   * one long-lived cache headers. undefined for other paths, `/openapi/v2` included: the router answers
-   * 404, which kubectl and helm accept when v3 is there.
+   * one long-lived cache headers. `/openapi/v2` is a document without definitions (see openApiV2Response);
+   * undefined for other paths.
    */
   respond(
     path: string,
@@ -737,6 +737,49 @@ export interface OpenApiV3 {
     ifNoneMatch?: string,
   ): PreparedResponse | undefined;
 }
+
+/**
+ * `/openapi/v2`: a Swagger 2.0 document with no definitions. kubectl (and helm's kube client) validate each
+ * item of a `kind: List` on the client against v2 — everything else through v3 and server-side field
+ * validation — and without a v2 document they refuse the whole List ("the server could not find the
+ * requested resource"). With no definitions, client-side validation skips the items, and the server
+ * validates each one as it is applied. Protobuf (gnostic's openapi_v2.Document) when asked, as kubectl
+ * asks; JSON otherwise.
+ */
+function openApiV2Response(accept: string | undefined): PreparedResponse {
+  const protobuf = parseAccept(accept).some(
+    (c) => c.type === 'application' && c.subtype.startsWith('com.github.proto-openapi.spec.v2'),
+  );
+  if (protobuf) {
+    const field = (n: number, bytes: Buffer): Buffer =>
+      Buffer.concat([Buffer.from([(n << 3) | 2, bytes.length]), bytes]);
+    const text = (n: number, value: string): Buffer => field(n, Buffer.from(value, 'utf8'));
+    // Document{swagger: "2.0" (1), info: Info{title (1), version (2)} (2)}; every length is < 128.
+    const body = Buffer.concat([
+      text(1, '2.0'),
+      field(2, Buffer.concat([text(1, OPENAPI_V2_TITLE), text(2, OPENAPI_V2_VERSION)])),
+    ]);
+    return {
+      status: 200,
+      // As kube-openapi answers it (the '@' of the requested type is no valid media type to send back).
+      headers: { 'Content-Type': 'application/octet-stream' },
+      // Every byte is below 0x80 (tags, short lengths, ASCII), so the text form writes the same bytes.
+      body: body.toString('latin1'),
+    };
+  }
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      swagger: '2.0',
+      info: { title: OPENAPI_V2_TITLE, version: OPENAPI_V2_VERSION },
+      paths: {},
+      definitions: {},
+    }),
+  };
+}
+const OPENAPI_V2_TITLE = 'fleethub';
+const OPENAPI_V2_VERSION = 'v2 (definitions are served as OpenAPI v3)';
 
 function hashOf(body: string): string {
   return createHash('sha256').update(body).digest('hex').toUpperCase();
@@ -763,6 +806,7 @@ export function buildOpenApiV3(kinds: readonly ServedKind[], options: OpenApiOpt
     documents,
     respond(rawPath, query, accept, ifNoneMatch) {
       const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+      if (path === '/openapi/v2') return openApiV2Response(accept);
       if (path === '/openapi/v3') {
         const headers = { 'Content-Type': 'application/json', ETag: rootEtag };
         if (ifNoneMatch === rootEtag) return { status: 304, headers, body: '' };

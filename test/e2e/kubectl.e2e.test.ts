@@ -147,6 +147,30 @@ for (const database of ['sqlite', 'postgres'] as Database[]) {
           assert.ok(paged.trim().split('\n').length >= 2);
         });
 
+        test('a kind: List applies (get -o yaml > f; apply -f f), and the server still validates its items', async () => {
+          // kubectl validates a List's items against OpenAPI v2 on the client; the hub serves one without
+          // definitions, so the items are validated by the server as each is applied.
+          const list = (items: string) => `apiVersion: v1\nkind: List\nitems:\n${items}`;
+          const item = (name: string, data: string) =>
+            `- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: ${name}, namespace: ${ns}}\n  data: ${data}\n`;
+          const applied = await ok(
+            ['apply', '-f', '-'],
+            list(item('listed-a', '{k: v}') + item('listed-b', '{k: v}')),
+          );
+          assert.match(applied, /configmap\/listed-a created/);
+          assert.match(applied, /configmap\/listed-b created/);
+          const exported = await ok(['-n', ns, 'get', 'cm', 'listed-a', 'listed-b', '-o', 'yaml']);
+          assert.match(exported, /^kind: List$/m);
+          assert.match(
+            await ok(['apply', '-f', '-'], exported),
+            /configmap\/listed-a (configured|unchanged)/,
+          );
+          const bad = await k(['apply', '-f', '-'], list(item('listed-bad', '{k: [1, 2]}')));
+          assert.notEqual(bad.code, 0);
+          assert.match(bad.stderr, /data/);
+          assert.equal((await k(['-n', ns, 'get', 'cm', 'listed-bad'])).code, 1);
+        });
+
         test('server-side dry run validates and stores nothing', async () => {
           const manifest = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry","namespace":"${ns}"},"data":{"a":"b"}}`;
           assert.match(
