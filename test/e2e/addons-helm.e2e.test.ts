@@ -186,6 +186,7 @@ describe('Helm charts', () => {
       assert.equal(releases[0]!['releaseNamespace'], 'apps');
       assert.equal(releases[0]!['chartVersion'], '0.1.0');
       assert.equal(releases[0]!['status'], 'Managing');
+      assert.match(String(releases[0]!['delivery']), /rendered on the hub .* no helm release in the cluster/);
       assert.match(String(releases[0]!['valuesHash']), /^[A-Za-z0-9+/]{43}=$/);
     }
     // The chart was fetched once for the fleet.

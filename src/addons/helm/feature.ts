@@ -61,6 +61,8 @@ export interface HelmReleaseSummary {
   /** Managing; Conflict when another profile owns the release's objects (set by the summary controller). */
   status: 'Managing' | 'Conflict';
   conflictMessage?: string;
+  /** How the release reached the cluster (fleethub's addition to Sveltos's status, set by the controller). */
+  delivery?: string;
   chartName: string;
   chartVersion: string;
   repositoryName?: string;

@@ -21,6 +21,10 @@ import { RESOURCES } from '../../fleet/names.js';
 import type { Store } from '../../store/types.js';
 import { failed, type FeatureContent, type FeatureInput } from './feature.js';
 
+/** What "Helm" means here, said in every helmReleaseSummaries entry (and in docs/addons.md). */
+export const HELM_DELIVERY =
+  'rendered on the hub and applied as manifests: no helm release in the cluster (helm list is empty there), hooks not run, lookup empty';
+
 const RELEASE_NAME = 'meta.helm.sh/release-name';
 const RELEASE_NAMESPACE = 'meta.helm.sh/release-namespace';
 
@@ -44,9 +48,10 @@ export class HelmFeature {
       owner: input.owner,
       patches: (Array.isArray(input.profileSpec['patches']) ? input.profileSpec['patches'] : []) as Patch[],
     });
+    const releases = result.releases.map((r) => ({ ...r, delivery: HELM_DELIVERY }));
     if (result.errors.length > 0) {
       const content = failed(result.errors[0]!.reason, result.errors.map((e) => e.message).join('; '));
-      return { ...content, releases: result.releases };
+      return { ...content, releases };
     }
     // helm install --create-namespace, as Sveltos installs: the namespace is created, shared, never removed.
     const namespaces = [
@@ -60,7 +65,7 @@ export class HelmFeature {
       manifests: [...namespaces, ...result.manifests],
       local: [],
       hash: result.hash,
-      releases: result.releases,
+      releases,
     };
   }
 }

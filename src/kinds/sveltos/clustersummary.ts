@@ -61,6 +61,12 @@ const HelmReleaseSummary = closed({
   latestPatchVersion: Type.Optional(Type.String()),
   lastCheckedTime: Type.Optional(Time),
   needsRedeploy: Type.Optional(Type.Boolean()),
+  delivery: Type.Optional(
+    Type.String({
+      description:
+        'fleethub: how the release reached the cluster — rendered on the hub and applied as manifests (no helm release there, hooks not run, lookup empty).',
+    }),
+  ),
 });
 
 const BY_FEATURE = { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['featureID'] };
