@@ -35,6 +35,7 @@ import {
 import { MAX_MANIFESTWORK_BYTES } from '../../kinds/fleet/index.js';
 import type { KindDefinition } from '../../kinds/types.js';
 import type { KubeObject, Store } from '../../store/types.js';
+import { jsonEqual } from '../../store/json.js';
 import { isApiError } from '../../util/errors.js';
 import { stableStringify } from '../../util/json-text.js';
 import { conditionsOf, findCondition } from '../runtime/conditions.js';
@@ -62,7 +63,14 @@ import {
   type OrphaningRule,
 } from './holdings.js';
 import { ResourcesFeature } from './resources-feature.js';
-import { dependencyGate, dependentsOf, provisioningChanged, writeDependencyStatus } from './depends-on.js';
+import {
+  dependencyGate,
+  dependentsOf,
+  remainingDependents,
+  prerequisitesOf,
+  provisioningChanged,
+  writeDependencyStatus,
+} from './depends-on.js';
 
 /** In the order they are delivered and reported. */
 const FEATURES: readonly FeatureID[] = ['Resources', 'Helm'];
@@ -159,8 +167,8 @@ export class AddonSummaryReconciler implements Reconciler {
     const works = await this.worksOf(ctx.cache, summary);
 
     if (isDeleting(summary)) return this.withdraw(ctx.cache, summary, profileSpec, works);
-    if (!summary.metadata.finalizers?.includes(CLUSTER_SUMMARY_FINALIZER))
-      await this.editSummary(summary, (s) => addFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
+    const addsFinalizer = !summary.metadata.finalizers?.includes(CLUSTER_SUMMARY_FINALIZER);
+    if (addsFinalizer) await this.editSummary(summary, (s) => addFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
 
     const active = FEATURES.filter((f) => featureActive(f, profileSpec));
     const clusterName = str(spec['clusterName']) ?? '';
@@ -214,8 +222,8 @@ export class AddonSummaryReconciler implements Reconciler {
     }
     if (!active.includes('Resources') && works.Local)
       await this.withdrawWork(ctx.cache, summary, profileSpec, works.Local);
-    // The summary read above is still the stored one unless the gate was written (a conflict re-reads).
-    await this.report(summary, outcomes, gateWritten ? undefined : summary);
+    // The summary read above is still the stored one unless this reconcile wrote it (a conflict re-reads).
+    await this.report(summary, outcomes, addsFinalizer || gateWritten ? undefined : summary);
     return retryMs !== undefined ? { requeueAfterMs: retryMs } : {};
   }
 
@@ -481,9 +489,8 @@ export class AddonSummaryReconciler implements Reconciler {
       }
     }
     const same =
-      stableStringify(stored['spec'] ?? null) === stableStringify(desired['spec']) &&
-      stableStringify(stored.metadata.annotations ?? {}) ===
-        stableStringify(desired.metadata.annotations ?? {});
+      jsonEqual(stored['spec'] ?? null, desired['spec']) &&
+      jsonEqual(stored.metadata.annotations ?? {}, desired.metadata.annotations ?? {});
     if (same) return stored;
     const next: KubeObject = {
       ...stored,
@@ -503,6 +510,21 @@ export class AddonSummaryReconciler implements Reconciler {
     works: Partial<Record<WorkSlot, KubeObject>>,
   ): Promise<ReconcileResult> {
     const remaining = WORK_SLOTS.filter((f) => works[f]);
+    const dependents = remainingDependents(summary, cache);
+    if (remaining.length > 0 && dependents.length > 0) {
+      const names = dependents.map((d) => d.metadata.name ?? '').join(', ');
+      await this.report(
+        summary,
+        FEATURES.filter((f) => works[f] || (f === 'Resources' && works.Local)).map((featureID) => ({
+          feature: {
+            featureID,
+            status: 'Removing',
+            failureMessage: `waiting for ${names}, which depend on this profile, to be removed first`,
+          },
+        })),
+      );
+      return {}; // their departure brings us back
+    }
     if (remaining.length === 0) {
       await this.editSummary(summary, (s) => removeFinalizer(s, CLUSTER_SUMMARY_FINALIZER));
       return {};
@@ -594,7 +616,7 @@ export class AddonSummaryReconciler implements Reconciler {
       if (fresh.metadata.generation !== summary.metadata.generation) return;
       const status = asObj(fresh['status']);
       const nextStatus = statusWith(status, outcomes);
-      if (stableStringify(nextStatus) === stableStringify(status)) return;
+      if (jsonEqual(nextStatus, status)) return;
       await this.store.update(
         SVELTOS_RESOURCES.clusterSummaries,
         { ...fresh, status: nextStatus },
@@ -759,9 +781,9 @@ function clusterChanged(obj: KubeObject, old?: KubeObject): boolean {
     capabilitiesOf(obj) !== capabilitiesOf(old) ||
     findCondition(conditionsOf(obj), 'Available')?.status !==
       findCondition(conditionsOf(old), 'Available')?.status ||
-    stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
-    stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {}) ||
-    stableStringify(obj.metadata.annotations ?? {}) !== stableStringify(old.metadata.annotations ?? {}) ||
+    !jsonEqual(obj['spec'] ?? null, old['spec'] ?? null) ||
+    !jsonEqual(obj.metadata.labels ?? {}, old.metadata.labels ?? {}) ||
+    !jsonEqual(obj.metadata.annotations ?? {}, old.metadata.annotations ?? {}) ||
     Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp)
   );
 }
@@ -780,8 +802,8 @@ function summaryChanged(obj: KubeObject, old?: KubeObject): boolean {
   return (
     obj.metadata.generation !== old.metadata.generation ||
     Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
-    stableStringify(obj.metadata.finalizers ?? []) !== stableStringify(old.metadata.finalizers ?? []) ||
-    stableStringify(obj.metadata.labels ?? {}) !== stableStringify(old.metadata.labels ?? {})
+    !jsonEqual(obj.metadata.finalizers ?? [], old.metadata.finalizers ?? []) ||
+    !jsonEqual(obj.metadata.labels ?? {}, old.metadata.labels ?? {})
   );
 }
 
@@ -800,7 +822,7 @@ function siblingsOfWork(work: KubeObject, cache: CacheReader): ReconcileRequest[
 function workContentChanged(obj: KubeObject, old?: KubeObject): boolean {
   if (!old) return true;
   return (
-    stableStringify(obj['spec'] ?? null) !== stableStringify(old['spec'] ?? null) ||
+    !jsonEqual(obj['spec'] ?? null, old['spec'] ?? null) ||
     Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp)
   );
 }
@@ -820,6 +842,11 @@ export function addonSummaryController(options: AddonSummaryControllerOptions): 
       // Not its own status writes: each would render the summary again for nothing (Sveltos's storms).
       .for(SVELTOS_RESOURCES.clusterSummaries, { predicate: summaryChanged })
       .watches(SVELTOS_RESOURCES.clusterSummaries, dependentsOf, { predicate: provisioningChanged })
+      // A dependent's arrival, departure or new spec (old and new are both mapped): a prerequisite
+      // withdrawing after it may go on.
+      .watches(SVELTOS_RESOURCES.clusterSummaries, prerequisitesOf, {
+        predicate: (obj, old) => !old || obj.metadata.generation !== old.metadata.generation,
+      })
       // Not the events of its own work writes: the reconcile that wrote one already reported on it.
       .watches(RESOURCES.manifestWorks, summaryOfWork, { predicate: (obj) => !reconciler.ownWriteSeen(obj) })
       .watches(RESOURCES.manifestWorks, siblingsOfWork, { predicate: workContentChanged })

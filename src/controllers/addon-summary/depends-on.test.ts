@@ -181,6 +181,41 @@ describe('addon-summary controller: dependsOn', () => {
       'no dependencies any more',
     );
   });
+
+  it('removed together, a prerequisite withdraws after what depends on it', async () => {
+    // app depends on base again, then both profiles go at once.
+    const app = (await store.get(SVELTOS_RESOURCES.clusterProfiles, '', 'app'))!;
+    await store.update(SVELTOS_RESOURCES.clusterProfiles, {
+      ...app,
+      spec: { ...(app['spec'] as object), dependsOn: ['base'] },
+    });
+    await waitFor(
+      async () =>
+        statusOf(await getSummary(store, 'app-capi-edge-1')).dependencies === 'All dependencies deployed',
+      'app depending on base again',
+    );
+    await store.delete(SVELTOS_RESOURCES.clusterProfiles, '', 'base');
+    await store.delete(SVELTOS_RESOURCES.clusterProfiles, '', 'app');
+    const appWork = await waitFor(async () => {
+      const w = await getWork(store, 'app-capi-edge-1');
+      return w?.metadata.deletionTimestamp ? w : undefined;
+    }, "the dependent's work withdrawn");
+    await waitFor(async () => {
+      const f = statusOf(await getSummary(store, 'base-capi-edge-1')).featureSummaries?.[0];
+      return f?.status === 'Removing' && /waiting for app-capi-edge-1/.test(f.failureMessage ?? '');
+    }, 'the prerequisite saying it waits');
+    const baseWork = await getWork(store, 'base-capi-edge-1');
+    assert.ok(baseWork && !baseWork.metadata.deletionTimestamp, 'the prerequisite still delivered');
+    // The agent lets the dependent's work go; its summary follows; then the prerequisite withdraws.
+    await store.update(RESOURCES.manifestWorks, {
+      ...appWork,
+      metadata: { ...appWork.metadata, finalizers: [] },
+    });
+    await waitFor(async () => {
+      const w = await getWork(store, 'base-capi-edge-1');
+      return Boolean(w?.metadata.deletionTimestamp);
+    }, "the prerequisite's work withdrawn after");
+  });
 });
 
 /** A cache over a fixed list of summaries. */

@@ -16,8 +16,8 @@ import {
   LABEL_PROFILE_NAME,
   type ProfileKind,
 } from '../../addons/selection.js';
+import { jsonEqual } from '../../store/json.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { stableStringify } from '../../util/json-text.js';
 import type { CacheReader, ReconcileRequest } from '../runtime/reconcile.js';
 import { retryOnConflict } from '../runtime/retry.js';
 
@@ -156,7 +156,7 @@ export async function writeDependencyStatus(
 ): Promise<boolean> {
   // Most reconciles change nothing here: judge on the summary just read before reading it again.
   const known = asObj(summary['status']);
-  if (stableStringify(statusWithGate(known, gate, active)) === stableStringify(known)) return false;
+  if (jsonEqual(statusWithGate(known, gate, active), known)) return false;
   await retryOnConflict(async () => {
     const fresh = await store.get(
       SVELTOS_RESOURCES.clusterSummaries,
@@ -167,7 +167,7 @@ export async function writeDependencyStatus(
     if (fresh.metadata.generation !== summary.metadata.generation) return;
     const status = asObj(fresh['status']);
     const next = statusWithGate(status, gate, active);
-    if (stableStringify(next) === stableStringify(status)) return;
+    if (jsonEqual(next, status)) return;
     await store.update(
       SVELTOS_RESOURCES.clusterSummaries,
       { ...fresh, status: next },
@@ -177,8 +177,8 @@ export async function writeDependencyStatus(
   return true;
 }
 
-/** The summaries of the same cluster whose profile depends on `summary`'s profile (a watch's map function). */
-export function dependentsOf(summary: KubeObject, cache: CacheReader): ReconcileRequest[] {
+/** The summaries of the same cluster whose profile depends on `summary`'s profile. */
+function dependentSummaries(summary: KubeObject, cache: CacheReader): KubeObject[] {
   const profile = summaryProfile(summary);
   if (!profile) return [];
   const namespace = summary.metadata.namespace ?? '';
@@ -190,8 +190,34 @@ export function dependentsOf(summary: KubeObject, cache: CacheReader): Reconcile
       if (summaryProfile(s)?.kind !== profile.kind) return false;
       const dependsOn = profileSpecOf(s)['dependsOn'];
       return Array.isArray(dependsOn) && dependsOn.includes(profile.name);
-    })
-    .map((s) => ({ namespace, name: s.metadata.name ?? '' }));
+    });
+}
+
+/** The summaries of the same cluster whose profile depends on `summary`'s profile (a watch's map function). */
+export function dependentsOf(summary: KubeObject, cache: CacheReader): ReconcileRequest[] {
+  const namespace = summary.metadata.namespace ?? '';
+  return dependentSummaries(summary, cache).map((s) => ({ namespace, name: s.metadata.name ?? '' }));
+}
+
+/**
+ * Dependents still on the same cluster (Sveltos's areDependentsRemoved): a prerequisite withdraws after
+ * them, so an add-on never loses what it runs on first. Deleting a prerequisite that something still
+ * depends on therefore waits, saying for what, until those dependents are gone or stop depending on it.
+ */
+export function remainingDependents(summary: KubeObject, cache: CacheReader): KubeObject[] {
+  return dependentSummaries(summary, cache);
+}
+
+/** The prerequisites' summaries on `summary`'s cluster (a watch's map function: its departure frees them). */
+export function prerequisitesOf(summary: KubeObject, cache: CacheReader): ReconcileRequest[] {
+  const dependsOn = profileSpecOf(summary)['dependsOn'];
+  const kind = summaryProfile(summary)?.kind ?? 'ClusterProfile';
+  const namespace = summary.metadata.namespace ?? '';
+  return (Array.isArray(dependsOn) ? dependsOn : []).flatMap((name) => {
+    if (typeof name !== 'string') return [];
+    const s = prerequisiteSummary(cache, summary, kind, name);
+    return s ? [{ namespace, name: s.metadata.name ?? '' }] : [];
+  });
 }
 
 /** A summary's event that can open or shut its dependents' gates: arrival, departure, Provisioned or not. */
