@@ -72,6 +72,23 @@ function specChanged(a: KubeObject, b: KubeObject): boolean {
   return false;
 }
 
+/**
+ * What a status write reads of its input — name, resourceVersion, managedFields and status — normalised
+ * as toJsonValue would, without copying the rest (a ManifestWork's manifests, a summary's spec).
+ */
+function statusPart(obj: KubeObject): KubeObject {
+  const meta = obj.metadata;
+  return toJsonValue({
+    metadata: {
+      name: meta.name,
+      namespace: meta.namespace,
+      resourceVersion: meta.resourceVersion,
+      managedFields: meta.managedFields,
+    },
+    status: obj['status'],
+  });
+}
+
 /** Fields a client can never change through update. */
 const KEPT_ON_UPDATE = [
   'uid',
@@ -233,7 +250,8 @@ export class ObjectStore implements Store {
 
   async update(resource: ResourceName, obj: KubeObject, options: UpdateOptions = {}): Promise<KubeObject> {
     const key = this.keyOf(resource, obj);
-    const input = toJsonValue(obj);
+    const statusWrite = options.subresource === 'status';
+    const input = statusWrite ? statusPart(obj) : toJsonValue(obj);
     const plan = await this.execute(
       key,
       (current, rv): Plan => {
@@ -244,8 +262,14 @@ export class ObjectStore implements Store {
           throw this.conflict(key);
         }
         let next: KubeObject;
-        if (options.subresource === 'status') {
-          next = structuredClone(current);
+        let unchanged = false;
+        if (statusWrite) {
+          unchanged =
+            jsonEqual(input.status, current.status) &&
+            (input.metadata.managedFields === undefined ||
+              jsonEqual(input.metadata.managedFields, current.metadata.managedFields));
+          // `current` was decoded for this call alone: edited in place rather than copied.
+          next = current;
           if (input.status !== undefined) next.status = input.status;
           else delete next.status;
           // Like Kubernetes: managedFields of a status write track the status fields it set.
@@ -276,7 +300,7 @@ export class ObjectStore implements Store {
           return { op: 'delete', object: next };
         }
         // Nothing changed: no write, no event, the stored resourceVersion stays.
-        if (jsonEqual(next, current)) return { op: 'none', object: current };
+        if (statusWrite ? unchanged : jsonEqual(next, current)) return { op: 'none', object: current };
         if (rv !== undefined) next.metadata.resourceVersion = rv;
         return { op: 'put', type: 'MODIFIED', object: next };
       },

@@ -32,6 +32,7 @@ import {
 import { KubeApiError, type KubeClientApi, type ResourceRef } from '../../kube/types.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
+import { jsonEqual } from '../../store/json.js';
 import { stableStringify } from '../../util/json-text.js';
 import { findCondition, setCondition, type Condition } from '../runtime/conditions.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
@@ -352,10 +353,7 @@ function localWorksOfSummary(summary: KubeObject, cache: CacheReader): Reconcile
 /** Whether the summary's controller owner changed (or it came or went): who may deliver Local changed. */
 function ownerChanged(obj: KubeObject, old?: KubeObject): boolean {
   if (!old) return true;
-  return (
-    stableStringify(controllerReferenceOf(obj) ?? null) !==
-    stableStringify(controllerReferenceOf(old) ?? null)
-  );
+  return !jsonEqual(controllerReferenceOf(obj) ?? null, controllerReferenceOf(old) ?? null);
 }
 
 export type AddonLocalControllerOptions = Omit<ControllerOptions, 'name' | 'reconciler'> & AddonLocalOptions;

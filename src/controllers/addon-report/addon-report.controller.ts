@@ -20,6 +20,7 @@ import { DRY_RUN_REASONS, type DryRunAction } from '../../agent/work/types.js';
 import { ANNOTATION_DRY_RUN, LABEL_CLUSTER_SUMMARY, RESOURCES } from '../../fleet/names.js';
 import { at, list, str } from '../../kinds/builtin/kube-helpers.js';
 import type { KubeObject, Store } from '../../store/types.js';
+import { jsonEqual } from '../../store/json.js';
 import { isApiError } from '../../util/errors.js';
 import { stableStringify } from '../../util/json-text.js';
 import { workNameFor } from '../addon-summary/addon-summary.controller.js';
@@ -207,6 +208,13 @@ export class AddonReportReconciler implements Reconciler {
   /** Keyed by ClusterSummary: its report is written from its work, or deleted. */
   async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
     const namespace = req.namespace ?? '';
+    // Most summaries are no dry run and have no report: the cache says so without two store reads. A
+    // work that turns into a dry run after the cache was read brings its own event (workChanged).
+    if (
+      !isDryRunWorkOf(ctx.cache.get(RESOURCES.manifestWorks, namespace, workNameFor(req.name)), req.name) &&
+      reportsOf(ctx.cache, namespace, req.name).length === 0
+    )
+      return {};
     const summary = await this.store.get(SVELTOS_RESOURCES.clusterSummaries, namespace, req.name);
     const live = summary && !isDeleting(summary) ? summary : undefined;
     const work = live
@@ -284,7 +292,7 @@ function workChanged(obj: KubeObject, old?: KubeObject): boolean {
     obj.metadata.annotations?.[ANNOTATION_DRY_RUN] !== old.metadata.annotations?.[ANNOTATION_DRY_RUN] ||
     obj.metadata.generation !== old.metadata.generation ||
     Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
-    stableStringify(obj['status'] ?? null) !== stableStringify(old['status'] ?? null)
+    !jsonEqual(obj['status'] ?? null, old['status'] ?? null)
   );
 }
 

@@ -16,6 +16,7 @@ import { RESOURCES } from '../../fleet/names.js';
 import type { Store } from '../../store/types.js';
 import type { CacheReader } from '../runtime/reconcile.js';
 import { failed, type FeatureContent, type FeatureInput } from './feature.js';
+import { RenderMemo, renderKey } from './render-memo.js';
 
 /** How soon a summary whose remote content could not be fetched is tried again. */
 const RETRY_FAILED_MS = 30_000;
@@ -31,6 +32,8 @@ interface PolicyRef {
 }
 
 export class ResourcesFeature {
+  private readonly memo = new RenderMemo();
+
   constructor(
     private readonly store: Store,
     private readonly remote: RemoteContentCache,
@@ -42,8 +45,24 @@ export class ResourcesFeature {
     const gathered = await this.gather(input.cache, profileSpec, cluster.metadata.namespace ?? '');
     if (gathered.errors.length > 0)
       return failed(gathered.reason ?? 'InvalidReference', gathered.errors.join('; '), gathered.retryMs);
+    const uid = input.summary.metadata.uid;
+    const key = uid ? renderKey(input.summary, owner, cluster, gathered.sources) : undefined;
+    let content = uid && key ? this.memo.get(uid, key) : undefined;
+    if (!content) {
+      content = this.renderNow(gathered.sources, profileSpec, cluster, owner);
+      if (uid && key) this.memo.set(uid, key, content);
+    }
+    return gathered.retryMs !== undefined ? { ...content, retryMs: gathered.retryMs } : content;
+  }
+
+  private renderNow(
+    sources: ResourceSource[],
+    profileSpec: Record<string, unknown>,
+    cluster: FeatureInput['cluster'],
+    owner: FeatureInput['owner'],
+  ): FeatureContent {
     const rendered = renderResources({
-      sources: gathered.sources,
+      sources,
       patches: (Array.isArray(profileSpec['patches']) ? profileSpec['patches'] : []) as Patch[],
       cluster: cluster as unknown as JsonObject,
       owner,
@@ -54,12 +73,7 @@ export class ResourcesFeature {
         rendered.errors[0]!.code.startsWith('Template') ? 'TemplateInstantiationError' : 'InvalidContent',
         rendered.errors.map((e) => e.message).join('; '),
       );
-    return {
-      manifests: rendered.manifests.Remote,
-      local: rendered.manifests.Local,
-      hash: rendered.hash,
-      ...(gathered.retryMs !== undefined ? { retryMs: gathered.retryMs } : {}),
-    };
+    return { manifests: rendered.manifests.Remote, local: rendered.manifests.Local, hash: rendered.hash };
   }
 
   /** Reads every policyRef: ConfigMaps and Secrets from the store, remoteURLs through the cache. */
