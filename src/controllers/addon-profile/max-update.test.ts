@@ -2,19 +2,16 @@
 // (then "20%"), and a profile change. Sampled all along, never more than the limit of summaries carry the
 // new spec without the agent having applied its content; the rest wait with the old spec, and all of them
 // converge once the agent applies what it is given. Creation is limited the same way, as in Sveltos.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
-import { FLEET_API_VERSION, RESOURCES } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
-import { openStore } from '../../store/index.js';
+import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
-import { addonSummaryController } from '../addon-summary/addon-summary.controller.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { appliedNow, markApplied, AGENT_PRESENT } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
+import { appliedNow, markApplied } from '../testing/agent.js';
 import { sleep, waitFor } from '../testing/wait.js';
-import { addonProfileController, maxUpdateLimit } from './addon-profile.controller.js';
+import { maxUpdateLimit } from './addon-profile.controller.js';
 
 const NS = 'fleet';
 const CLUSTERS = Array.from({ length: 10 }, (_, i) => `edge-${String(i).padStart(2, '0')}`);
@@ -157,27 +154,12 @@ describe('maxUpdate: the limit Sveltos reads', () => {
 });
 
 describe('addon-profile controller: maxUpdate', () => {
+  const addons = useAddonControllers();
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.start();
+    store = addons.store;
     for (const v of ['v1', 'v2', 'v3']) await store.create('configmaps', content(v));
-    for (const name of CLUSTERS)
-      await store.create(RESOURCES.clusters, {
-        apiVersion: FLEET_API_VERSION,
-        kind: 'Cluster',
-        metadata: { name, namespace: NS, labels: { ring: 'all' } },
-        spec: {},
-        status: AGENT_PRESENT,
-      });
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
+    for (const name of CLUSTERS) await createCluster(store, NS, name, { ring: 'all' });
   });
 
   it('creation is limited too: 3 summaries, the next ones as those are Provisioned', async () => {

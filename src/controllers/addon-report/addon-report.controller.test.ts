@@ -1,17 +1,12 @@
 // The report controller with the profile and summary controllers on a real store: a DryRun profile's work
 // gets a ClusterReport named and labelled as Sveltos's; the agent's dry-run answer (written here as the
 // agent would) becomes resourceReports; the report goes when the profile stops being a dry run or is gone.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
-import { FLEET_API_VERSION, RESOURCES } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
-import { openStore } from '../../store/index.js';
+import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
-import { addonSummaryController } from '../addon-summary/addon-summary.controller.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { AGENT_PRESENT } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
 import { waitFor } from '../testing/wait.js';
 import { PREVIEW_CONTENT, previewProfile } from '../../testing/dryrun-preview.js';
 import { addonReportController, desiredReport, resourceReportsOf } from './addon-report.controller.js';
@@ -91,33 +86,18 @@ async function setSyncMode(store: Store, syncMode: string): Promise<void> {
 }
 
 describe('addon-report controller', () => {
+  const addons = useAddonControllers((s) => [addonReportController({ store: s })]);
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.add(addonReportController({ store }));
-    manager.start();
+    store = addons.store;
     await store.create('configmaps', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'apps', namespace: 'platform' },
       data: { 'apps.yaml': PREVIEW_CONTENT },
     });
-    await store.create(RESOURCES.clusters, {
-      apiVersion: FLEET_API_VERSION,
-      kind: 'Cluster',
-      metadata: { name: 'edge-1', namespace: 'team-a', labels: { [CAPI_NAME]: 'edge-1' } },
-      spec: {},
-      status: AGENT_PRESENT,
-    });
+    await createCluster(store, 'team-a', 'edge-1', { [CAPI_NAME]: 'edge-1' });
     await store.create(SVELTOS_RESOURCES.clusterProfiles, previewProfile('DryRun'));
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
   });
 
   it('a DryRun summary gets a ClusterReport named and labelled as Sveltos’s, empty until the agent answers', async () => {

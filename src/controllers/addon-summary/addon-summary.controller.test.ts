@@ -1,30 +1,26 @@
 // The profile and summary controllers together on a real store: the seed's flannel profile becomes one
 // ManifestWork per cluster with that cluster's pod CIDR; the work's Applied condition becomes Provisioned;
 // failures (a missing ConfigMap, a template error) are in the summary's status; withdrawal deletes the work.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
 import { FLEET_API_VERSION, RESOURCES, WORK_CLEANUP_FINALIZER } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
 import { FLANNEL_MANIFEST, SEED_FLANNEL_PATCH } from '../../testing/flannel-seed.js';
-import { openStore } from '../../store/index.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { AGENT_PRESENT, markApplied } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
+import { markApplied } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
-import { addonSummaryController } from './addon-summary.controller.js';
 
 const CAPI_NAME = 'cluster.x-k8s.io/cluster-name';
 
-async function createCluster(store: Store, name: string, cidr: string): Promise<void> {
-  await store.create(RESOURCES.clusters, {
-    apiVersion: FLEET_API_VERSION,
-    kind: 'Cluster',
-    metadata: { name, namespace: 'team-a', labels: { [CAPI_NAME]: name } },
-    spec: { clusterNetwork: { pods: { cidrBlocks: [cidr] } } },
-    status: AGENT_PRESENT,
-  });
+async function createEdge(store: Store, name: string, cidr: string): Promise<void> {
+  await createCluster(
+    store,
+    'team-a',
+    name,
+    { [CAPI_NAME]: name },
+    { clusterNetwork: { pods: { cidrBlocks: [cidr] } } },
+  );
 }
 
 function feature(summary: KubeObject | undefined): Record<string, string> | undefined {
@@ -37,22 +33,18 @@ const getSummary = (store: Store, name: string) =>
 const getWork = (store: Store, name: string) => store.get(RESOURCES.manifestWorks, 'team-a', name);
 
 describe('addon-summary controller', () => {
+  const addons = useAddonControllers();
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.start();
+    store = addons.store;
     await store.create('configmaps', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: 'flannel', namespace: 'platform' },
       data: { 'kube-flannel.yml': FLANNEL_MANIFEST },
     });
-    await createCluster(store, 'edge-1', '10.1.0.0/16');
-    await createCluster(store, 'edge-2', '10.2.0.0/16');
+    await createEdge(store, 'edge-1', '10.1.0.0/16');
+    await createEdge(store, 'edge-2', '10.2.0.0/16');
     await store.create(SVELTOS_RESOURCES.clusterProfiles, {
       apiVersion: SVELTOS_API_VERSION,
       kind: 'ClusterProfile',
@@ -70,10 +62,6 @@ describe('addon-summary controller', () => {
         ],
       },
     });
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
   });
 
   it('each cluster’s work carries its own pod CIDR, stamped with its owner; drift correction stays on', async () => {

@@ -1,18 +1,13 @@
 // Tiers between profiles on a real store with both add-on controllers: a platform ClusterProfile with a low
 // tier takes an object from a tenant Profile, the tenant's summary names the winner, and removing the winner
 // hands the object back without the agent being told to delete it (an orphaning rule while it changes hands).
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
-import { FLEET_API_VERSION, RESOURCES } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
-import { openStore } from '../../store/index.js';
+import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { AGENT_PRESENT } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
 import { waitFor } from '../testing/wait.js';
-import { addonSummaryController } from './addon-summary.controller.js';
 
 const NS = 'team-a';
 const SELECT_ALL = {
@@ -48,28 +43,14 @@ const RIVAL = 'rival-capi-edge-1';
 const SETTINGS_RULE = { group: '', resource: 'configmaps', namespace: 'app', name: 'settings' };
 
 describe('addon-summary controller: tiers and conflicts', () => {
+  const addons = useAddonControllers();
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.start();
-    await store.create(RESOURCES.clusters, {
-      apiVersion: FLEET_API_VERSION,
-      kind: 'Cluster',
-      metadata: { name: 'edge-1', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'edge-1' } },
-      spec: {},
-      status: AGENT_PRESENT,
-    });
+    store = addons.store;
+    await createCluster(store, NS, 'edge-1', { 'cluster.x-k8s.io/cluster-name': 'edge-1' });
     await store.create('configmaps', configMapWith('tenant', NS, [settings('tenant'), extra]));
     await store.create('configmaps', configMapWith('platform', 'platform', [settings('platform')]));
     await store.create('configmaps', configMapWith('rival', 'platform', [settings('rival')]));
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
   });
 
   it('the first profile delivers the object', async () => {

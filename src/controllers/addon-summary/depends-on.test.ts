@@ -2,19 +2,15 @@
 // created before the summary of its prerequisite for the same cluster is Provisioned, and its status says
 // why in Sveltos's words; a prerequisite that does not select a cluster reaches it anyway while a
 // dependent does (Sveltos's auto-deploy of dependencies), and leaves once none does. Plus the gate alone.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
-import { FLEET_API_VERSION, RESOURCES } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
-import { openStore } from '../../store/index.js';
+import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
 import type { CacheReader } from '../runtime/reconcile.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { markApplied, AGENT_PRESENT } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
+import { markApplied } from '../testing/agent.js';
 import { sleep, waitFor } from '../testing/wait.js';
-import { addonSummaryController } from './addon-summary.controller.js';
 import { dependencyGate, dependentsOf, isSummaryProvisioned } from './depends-on.js';
 
 const NS = 'team-a';
@@ -46,31 +42,17 @@ async function applyWork(store: Store, summary: string): Promise<void> {
 }
 
 describe('addon-summary controller: dependsOn', () => {
+  const addons = useAddonControllers();
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.start();
+    store = addons.store;
     await store.create('configmaps', configMap('base'));
     await store.create('configmaps', configMap('app'));
     for (const [name, labels] of [
       ['edge-1', { env: 'prod', base: 'yes' }],
       ['edge-2', { env: 'prod' }],
     ] as const)
-      await store.create(RESOURCES.clusters, {
-        apiVersion: FLEET_API_VERSION,
-        kind: 'Cluster',
-        metadata: { name, namespace: NS, labels },
-        spec: {},
-        status: AGENT_PRESENT,
-      });
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
+      await createCluster(store, NS, name, labels);
   });
 
   it('the dependent delivers nothing before its prerequisite is Provisioned, and says why', async () => {

@@ -1,17 +1,13 @@
 // deploymentType Local on a real store: a ClusterProfile's Local content becomes a work the hub applies to
 // itself (no cluster label, so no agent takes it); the feature waits for it; a Profile's Local is refused.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SVELTOS_API_VERSION, SVELTOS_RESOURCES } from '../../addons/api.js';
-import { FLEET_API_VERSION, RESOURCES } from '../../fleet/names.js';
-import { builtinKinds } from '../../kinds/builtin/index.js';
-import { openStore } from '../../store/index.js';
+import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { addonProfileController } from '../addon-profile/addon-profile.controller.js';
-import { ControllerManager } from '../runtime/manager.js';
-import { markApplied, AGENT_PRESENT } from '../testing/agent.js';
+import { createCluster, useAddonControllers } from '../testing/addons.js';
+import { markApplied } from '../testing/agent.js';
 import { waitFor } from '../testing/wait.js';
-import { addonSummaryController } from './addon-summary.controller.js';
 
 const NS = 'team-a';
 const ALL = { matchExpressions: [{ key: 'cluster.x-k8s.io/cluster-name', operator: 'Exists', values: [] }] };
@@ -25,21 +21,11 @@ async function resourcesFeature(store: Store, name: string): Promise<Record<stri
 }
 
 describe('addon-summary controller: deploymentType Local', () => {
+  const addons = useAddonControllers();
   let store: Store;
-  let manager: ControllerManager;
   before(async () => {
-    store = await openStore({ url: 'memory:' });
-    manager = new ControllerManager({ store, leaderElection: false });
-    manager.add(addonProfileController({ store }));
-    manager.add(addonSummaryController({ store, kinds: builtinKinds }));
-    manager.start();
-    await store.create(RESOURCES.clusters, {
-      apiVersion: FLEET_API_VERSION,
-      kind: 'Cluster',
-      metadata: { name: 'edge-1', namespace: NS, labels: { 'cluster.x-k8s.io/cluster-name': 'edge-1' } },
-      spec: {},
-      status: AGENT_PRESENT,
-    });
+    store = addons.store;
+    await createCluster(store, NS, 'edge-1', { 'cluster.x-k8s.io/cluster-name': 'edge-1' });
     for (const [name, text] of [
       ['hub-side', hubConfig],
       ['cluster-side', clusterConfig],
@@ -50,10 +36,6 @@ describe('addon-summary controller: deploymentType Local', () => {
         metadata: { name, namespace: NS },
         data: { 'content.yaml': text },
       });
-  });
-  after(async () => {
-    await manager.stop();
-    await store.close();
   });
 
   it('a ClusterProfile’s Local content goes to a work for the hub; the feature waits for both works', async () => {
