@@ -9,6 +9,7 @@
 // (the agent withdraws what it applied), or orphans them first with stopMatchingBehavior LeavePolicies.
 // Every failure — a missing ConfigMap, a fetch, a template line, the cluster's answer — lands in status.
 import { CLUSTER_SUMMARY_FINALIZER, SVELTOS_RESOURCES } from '../../addons/api.js';
+import { LABEL_CLUSTER_NAME } from '../../addons/selection.js';
 import { CLUSTER_PROFILE_SECRET_TYPE } from '../../addons/content/sources.js';
 import { HelmFeatureRenderer, type HelmReleaseSummary } from '../../addons/helm/index.js';
 import {
@@ -788,12 +789,19 @@ function clusterChanged(obj: KubeObject, old?: KubeObject): boolean {
   );
 }
 
+/** The summaries of one cluster, through the label index (not a scan of the namespace's summaries). */
+function summariesOn(cache: CacheReader, namespace: string, cluster: string): KubeObject[] {
+  return cache
+    .byLabel(SVELTOS_RESOURCES.clusterSummaries, LABEL_CLUSTER_NAME, cluster, namespace)
+    .filter((s) => asObj(s['spec'])['clusterName'] === cluster);
+}
+
 function summariesOfCluster(cluster: KubeObject, cache: CacheReader): ReconcileRequest[] {
   const ns = cluster.metadata.namespace ?? '';
-  return cache
-    .list(SVELTOS_RESOURCES.clusterSummaries, ns)
-    .filter((s) => asObj(s['spec'])['clusterName'] === cluster.metadata.name)
-    .map((s) => ({ namespace: ns, name: s.metadata.name ?? '' }));
+  return summariesOn(cache, ns, cluster.metadata.name ?? '').map((s) => ({
+    namespace: ns,
+    name: s.metadata.name ?? '',
+  }));
 }
 
 /** A summary's spec (its generation), deletion, finalizers or labels changed: not a status write. */
@@ -813,9 +821,8 @@ function siblingsOfWork(work: KubeObject, cache: CacheReader): ReconcileRequest[
   const cluster = work.metadata.labels?.[LABEL_CLUSTER];
   const own = work.metadata.labels?.[LABEL_CLUSTER_SUMMARY];
   if (!cluster || !own) return [];
-  return cache
-    .list(SVELTOS_RESOURCES.clusterSummaries, ns)
-    .filter((s) => s.metadata.name !== own && asObj(s['spec'])['clusterName'] === cluster)
+  return summariesOn(cache, ns, cluster)
+    .filter((s) => s.metadata.name !== own)
     .map((s) => ({ namespace: ns, name: s.metadata.name ?? '' }));
 }
 
