@@ -41,6 +41,7 @@ import {
 import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
+import { jsonEqual } from '../../store/json.js';
 import { stableStringify } from '../../util/json-text.js';
 import { isSummaryProvisioned } from '../addon-summary/depends-on.js';
 import { Controller, type ControllerOptions } from '../runtime/controller.js';
@@ -140,19 +141,12 @@ function sameSpec(stored: KubeObject, wanted: KubeObject): boolean {
   );
 }
 
-/** Two label or annotation maps with the same entries (absent and empty alike). */
-function sameStrings(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
-  const ka = Object.keys(a ?? {});
-  if (ka.length !== Object.keys(b ?? {}).length) return false;
-  return ka.every((k) => a![k] === b?.[k]);
-}
-
 /** Whether the stored summary already says what the profile wants (spec, labels, annotations). */
 function upToDate(stored: KubeObject, wanted: KubeObject): boolean {
   return (
     sameSpec(stored, wanted) &&
-    sameStrings(stored.metadata.labels, wanted.metadata.labels) &&
-    sameStrings(stored.metadata.annotations, wanted.metadata.annotations)
+    jsonEqual(stored.metadata.labels ?? {}, wanted.metadata.labels ?? {}) &&
+    jsonEqual(stored.metadata.annotations ?? {}, wanted.metadata.annotations ?? {})
   );
 }
 
@@ -432,52 +426,11 @@ export class AddonProfileReconciler implements Reconciler {
       const next: Obj = { ...status, matchingClusters: matching, ...progress };
       if (!('updatingClusters' in progress)) delete next['updatingClusters'];
       if (!('updatedClusters' in progress)) delete next['updatedClusters'];
-      if (sameStatus(next, { matchingClusters: [], ...status })) return;
+      // Structural: a 1,000-entry matchingClusters is not turned into text twice per reconcile.
+      if (jsonEqual(next, { matchingClusters: [], ...status })) return;
       await this.store.update(resource, { ...fresh, status: next }, { subresource: 'status' });
     });
   }
-}
-
-/**
- * Status equality without turning a 1,000-cluster matchingClusters into text twice per reconcile: the
- * cluster lists compared entry by entry, the rest (small) as text.
- */
-function sameStatus(a: Obj, b: Obj): boolean {
-  const refs = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
-  const sameRefs = (x: unknown, y: unknown): boolean => {
-    const rx = refs(x);
-    const ry = refs(y);
-    return (
-      rx.length === ry.length &&
-      rx.every(
-        (r, i) =>
-          r['name'] === ry[i]!['name'] &&
-          r['namespace'] === ry[i]!['namespace'] &&
-          r['kind'] === ry[i]!['kind'] &&
-          r['apiVersion'] === ry[i]!['apiVersion'],
-      )
-    );
-  };
-  const rest = (o: Obj): string =>
-    stableStringify({ ...o, matchingClusters: null, updatingClusters: null, updatedClusters: null });
-  const progress = (o: Obj, key: string): [unknown, unknown] => {
-    const p = isObj(o[key]) ? o[key] : {};
-    return [p['hash'], p['clusters']];
-  };
-  const [ha, ca] = progress(a, 'updatingClusters');
-  const [hb, cb] = progress(b, 'updatingClusters');
-  const [hc, cc] = progress(a, 'updatedClusters');
-  const [hd, cd] = progress(b, 'updatedClusters');
-  return (
-    sameRefs(a['matchingClusters'], b['matchingClusters']) &&
-    ha === hb &&
-    sameRefs(ca, cb) &&
-    hc === hd &&
-    sameRefs(cc, cd) &&
-    'updatingClusters' in a === 'updatingClusters' in b &&
-    'updatedClusters' in a === 'updatedClusters' in b &&
-    rest(a) === rest(b)
-  );
 }
 
 /** A Cluster's change that can change which profiles match it: labels, deletion, pausing, arrival. */
@@ -549,7 +502,7 @@ function summaryRelevant(obj: KubeObject, old?: KubeObject): boolean {
   return (
     Boolean(obj.metadata.deletionTimestamp) !== Boolean(old.metadata.deletionTimestamp) ||
     obj.metadata.generation !== old.metadata.generation ||
-    !sameStrings(obj.metadata.labels, old.metadata.labels) ||
+    !jsonEqual(obj.metadata.labels ?? {}, old.metadata.labels ?? {}) ||
     // Only a rollout with a limit waits for summaries to be Provisioned.
     (hasMaxUpdate(obj) && isSummaryProvisioned(obj) !== isSummaryProvisioned(old))
   );
