@@ -225,6 +225,7 @@ export function secretsCodec(
       const json = isEnvelope(stored) ? keyring.decrypt(stored, resource).toString('utf8') : stored;
       return JSON.parse(json) as KubeObject;
     },
+    storesPlainJson: (resource: ResourceName) => !encryptedResources.has(resource),
   };
 }
 

@@ -9,4 +9,5 @@ export const jsonCodec: ValueCodec = {
   decode(_resource: ResourceName, stored: string): KubeObject {
     return JSON.parse(stored) as KubeObject;
   },
+  storesPlainJson: () => true,
 };

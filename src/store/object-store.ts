@@ -188,7 +188,7 @@ export class ObjectStore implements Store {
           ? { op: 'put', type: result.type, value: encoded }
           : { op: 'delete', value: encoded };
       },
-      (record) => this.hub.committed(record, result.object),
+      (record) => this.hub.committed(record, result.object, this.codec.storesPlainJson?.(key.resource)),
     );
     return result;
   }

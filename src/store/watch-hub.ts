@@ -79,8 +79,11 @@ export class WatchHub {
     this.timer.unref();
   }
 
-  /** A write of this process committed; `object` is its result (the hub keeps its own frozen copy). */
-  committed(record: LogRecord, object: KubeObject): void {
+  /**
+   * A write of this process committed; `object` is its result (the hub keeps its own frozen copy, parsed
+   * from the stored text when `plainJson` says that text is the object's JSON).
+   */
+  committed(record: LogRecord, object: KubeObject, plainJson = false): void {
     if (this.closed || record.rv <= this.head) return;
     if (record.rv !== this.head + 1 && this.options.backend.shared) {
       // Another process committed versions in between: read them in order from the log.
@@ -91,7 +94,7 @@ export class WatchHub {
       {
         type: record.type,
         resource: record.resource,
-        object: deepFreeze(structuredClone(object)),
+        object: deepFreeze(plainJson ? (JSON.parse(record.value) as KubeObject) : structuredClone(object)),
         resourceVersion: record.rv,
       },
     ]);

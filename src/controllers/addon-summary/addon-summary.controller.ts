@@ -147,6 +147,13 @@ export class AddonSummaryReconciler implements Reconciler {
    * reconcile of its own; and until then the cache is older than the store for that work.
    */
   private readonly ownWrites = new Map<string, string>();
+  /**
+   * Works being written right now, with the version the write starts from. A store that publishes a
+   * write before returning it (SQLite does, synchronously) delivers the write's own event while it is
+   * here: the first event of that work newer than the base is this write's (or one that makes it fail
+   * with a Conflict, after which the write is read again and retried under a marker of its own).
+   */
+  private readonly writing = new Map<string, { baseRv: number; seen: boolean }>();
 
   constructor(options: AddonSummaryOptions) {
     this.store = options.store;
@@ -252,6 +259,11 @@ export class AddonSummaryReconciler implements Reconciler {
   /** Whether a work event is of this reconciler's own last write (seen once: the entry is dropped). */
   ownWriteSeen(work: KubeObject): boolean {
     const key = `${work.metadata.namespace ?? ''}/${work.metadata.name ?? ''}`;
+    const inFlight = this.writing.get(key);
+    if (inFlight && !inFlight.seen && Number(work.metadata.resourceVersion) > inFlight.baseRv) {
+      inFlight.seen = true;
+      return true;
+    }
     const rv = this.ownWrites.get(key);
     if (rv === undefined) return false;
     // Ours or a later version (or a deletion): the cache has caught up with our write either way.
@@ -259,9 +271,22 @@ export class AddonSummaryReconciler implements Reconciler {
     return rv === work.metadata.resourceVersion;
   }
 
-  private noteOwnWrite(work: KubeObject): KubeObject {
-    const key = `${work.metadata.namespace ?? ''}/${work.metadata.name ?? ''}`;
-    if (work.metadata.resourceVersion) this.ownWrites.set(key, work.metadata.resourceVersion);
+  /** Runs one write of a work, and notes its version unless its event already reached the cache. */
+  private async ownWrite(
+    target: KubeObject,
+    write: (work: KubeObject) => Promise<KubeObject>,
+  ): Promise<KubeObject> {
+    const key = `${target.metadata.namespace ?? ''}/${target.metadata.name ?? ''}`;
+    const marker = { baseRv: Number(target.metadata.resourceVersion ?? 0), seen: false };
+    this.writing.set(key, marker);
+    let work: KubeObject;
+    try {
+      work = await write(target);
+    } finally {
+      if (this.writing.get(key) === marker) this.writing.delete(key);
+    }
+    if (!marker.seen && work.metadata.resourceVersion) this.ownWrites.set(key, work.metadata.resourceVersion);
+    else this.ownWrites.delete(key);
     return work;
   }
 
@@ -478,7 +503,7 @@ export class AddonSummaryReconciler implements Reconciler {
   private async putWork(stored: KubeObject | undefined, desired: KubeObject): Promise<KubeObject> {
     if (!stored) {
       try {
-        return this.noteOwnWrite(await this.store.create(RESOURCES.manifestWorks, desired));
+        return await this.ownWrite(desired, (w) => this.store.create(RESOURCES.manifestWorks, w));
       } catch (e) {
         if (!(isApiError(e) && e.code === 409)) throw e;
         stored = await this.store.get(
@@ -500,7 +525,7 @@ export class AddonSummaryReconciler implements Reconciler {
     };
     if (desired.metadata.annotations) next.metadata.annotations = desired.metadata.annotations;
     else delete next.metadata.annotations;
-    return this.noteOwnWrite(await this.store.update(RESOURCES.manifestWorks, next));
+    return this.ownWrite(next, (w) => this.store.update(RESOURCES.manifestWorks, w));
   }
 
   /** Deleting summary: every feature's work withdrawn; the summary goes once the agent let them go. */

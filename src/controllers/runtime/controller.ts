@@ -240,7 +240,11 @@ export class Controller {
 
   private subscribe(informers: InformerSet, spec: WatchSpec, queue: WorkQueue): () => void {
     const enqueue = (objs: KubeObject[]): void => {
-      for (const obj of objs) for (const req of spec.map(obj, informers)) queue.add(requestKey(req));
+      // Each key once per event: an idle worker takes a key the moment it is added, so adding it again
+      // for the old state would mark it dirty and reconcile it twice.
+      const keys = new Set<string>();
+      for (const obj of objs) for (const req of spec.map(obj, informers)) keys.add(requestKey(req));
+      for (const key of keys) queue.add(key);
     };
     const passes = (obj: KubeObject, old?: KubeObject): boolean =>
       !spec.predicate || spec.predicate(obj, old);
