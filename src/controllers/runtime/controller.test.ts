@@ -93,6 +93,24 @@ describe('Controller', () => {
     await run.stop();
   });
 
+  it('reconciles an update once when its old and new states map to the same key', async () => {
+    fresh();
+    const seen: string[] = [];
+    const { controller } = make(async (_ctx, req) => {
+      seen.push(req.name);
+    });
+    controller.for(CM);
+    await store.create(CM, cm(namespace, 'b', { n: '0' }));
+    const run = runController(store, controller);
+    await waitFor(() => seen.length === 1, 'first reconcile');
+    const cur = (await store.get(CM, namespace, 'b'))!;
+    await store.update(CM, { ...cur, data: { n: '1' } });
+    await waitFor(() => seen.length === 2, 'reconcile of the update');
+    await sleep(80);
+    assert.deepEqual(seen, ['b', 'b']);
+    await run.stop();
+  });
+
   it('retries a failing reconcile with growing backoff until it succeeds', async () => {
     fresh();
     const times: number[] = [];
