@@ -10,6 +10,8 @@ import { createDatabase, startPostgres } from '../src/testing/postgres.js';
 
 const OBJECTS = Number(process.env.BENCH_OBJECTS ?? 10_000);
 const UPDATES = Number(process.env.BENCH_UPDATES ?? 2_000);
+/** Writes waiting at once in the concurrent update run. */
+const IN_FLIGHT = 100;
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 1_000);
 const FANOUT_WRITES = Number(process.env.BENCH_FANOUT_WRITES ?? 50);
 const LIST_RUNS = 5;
@@ -19,6 +21,8 @@ interface Result {
   backend: string;
   createsPerSec: number;
   updatesPerSec: number;
+  /** Updates with IN_FLIGHT writes waiting at once, as when a fleet's agents report together. */
+  concurrentUpdatesPerSec: number;
   fullListMs: number;
   pagedListMs: number;
   pageMs: number;
@@ -120,6 +124,12 @@ async function run(backend: string, url: string, secondUrl?: string): Promise<Re
     const updateMs = await time(async () => {
       for (let i = 0; i < UPDATES; i++) await store.update('configmaps', object(i, 1));
     });
+    const concurrentMs = await time(async () => {
+      for (let i = 0; i < UPDATES; i += IN_FLIGHT) {
+        const group = Array.from({ length: Math.min(IN_FLIGHT, UPDATES - i) }, (_, j) => i + j);
+        await Promise.all(group.map((k) => store.update('configmaps', object(k, 2))));
+      }
+    });
 
     const full: number[] = [];
     const paged: number[] = [];
@@ -162,6 +172,7 @@ async function run(backend: string, url: string, secondUrl?: string): Promise<Re
       backend,
       createsPerSec: OBJECTS / (createMs / 1000),
       updatesPerSec: UPDATES / (updateMs / 1000),
+      concurrentUpdatesPerSec: UPDATES / (concurrentMs / 1000),
       fullListMs: median(full),
       pagedListMs: median(paged),
       pageMs: median(pages),
@@ -188,6 +199,7 @@ function printTable(results: Result[]): void {
     ['', ...results.map((r) => r.backend)],
     [`creates/s (sequential)`, ...results.map((r) => f(r.createsPerSec, 0))],
     [`updates/s (sequential)`, ...results.map((r) => f(r.updatesPerSec, 0))],
+    [`updates/s (${IN_FLIGHT} in flight)`, ...results.map((r) => f(r.concurrentUpdatesPerSec, 0))],
     [`list ${OBJECTS} objects, ms`, ...results.map((r) => f(r.fullListMs))],
     [`list in pages of 500, total ms`, ...results.map((r) => f(r.pagedListMs))],
     [`  one page of 500, ms`, ...results.map((r) => f(r.pageMs))],

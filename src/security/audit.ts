@@ -278,26 +278,30 @@ export class AuditLog {
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.batchSize);
-      for (const item of batch) {
-        try {
-          await this.store.create(AUDIT_RESOURCE, item.obj);
-        } catch (e) {
-          item.attempts++;
-          if (isApiError(e) && e.code === 409)
-            item.obj.metadata.name = this.eventName(new Date(item.obj.spec.time));
-          if (item.attempts < this.maxAttempts) {
-            // Keep order: the failed event and the rest of its batch go back to the front.
-            this.queue.unshift(item, ...batch.slice(batch.indexOf(item) + 1));
-          } else {
-            this.droppedCount++;
-            this.queue.unshift(...batch.slice(batch.indexOf(item) + 1));
-          }
-          this.onError(e, item.obj);
-          return;
-        }
+      // The batch's writes at once: a store that commits in groups (SQLite) writes them in one commit.
+      const results = await Promise.allSettled(
+        batch.map((item) => this.store.create(AUDIT_RESOURCE, item.obj)),
+      );
+      const retry: Pending[] = [];
+      results.forEach((result, i) => {
+        if (result.status === 'fulfilled') return;
+        const item = batch[i]!;
+        const e: unknown = result.reason;
+        item.attempts++;
+        if (isApiError(e) && e.code === 409)
+          item.obj.metadata.name = this.eventName(new Date(item.obj.spec.time));
+        if (item.attempts < this.maxAttempts) retry.push(item);
+        else this.droppedCount++;
+        this.onError(e, item.obj);
+      });
+      if (retry.length > 0) {
+        // Failed events go back to the front, in order; the next pass (scheduled by drainNow) retries them.
+        this.queue.unshift(...retry);
+        return;
       }
       // Let requests run between batches.
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
+
 }
