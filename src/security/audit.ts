@@ -303,5 +303,4 @@ export class AuditLog {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
-
 }
