@@ -1103,6 +1103,67 @@ for (const backend of ['memory', 'sqlite', 'postgres'] as const satisfies readon
       });
     }
 
+    if (backend === 'sqlite') {
+      void test('SQLite commits the writes of one turn together, answering each only once committed', async () => {
+        const url = await freshUrl();
+        const store = await open(url);
+        const existing = await store.create('configmaps', configMap('existing'));
+        const watch = record(store, {});
+        const other = new Database(url.slice('sqlite:'.length), { readonly: true });
+        const visible = () =>
+          (
+            other.prepare("SELECT count(*) AS n FROM store_objects WHERE name LIKE 'g-%'").get() as {
+              n: number;
+            }
+          ).n;
+        try {
+          const answered: string[] = [];
+          const writes = Array.from({ length: 20 }, (_, i) =>
+            store.create('configmaps', configMap(`g-${i}`)).then((o) => void answered.push(o.metadata.name!)),
+          );
+          // In the same turn: a write that fails (the name is taken) and one with a stale version.
+          const failure = (e: unknown) => (isApiError(e) ? `${e.code} ${e.reason}` : String(e));
+          const taken = store.create('configmaps', configMap('existing')).then(String, failure);
+          const stale = store
+            .update('configmaps', {
+              ...existing,
+              metadata: {
+                ...existing.metadata,
+                resourceVersion: `${Number(existing.metadata.resourceVersion) + 1000}`,
+              },
+              data: { k: 'stale' },
+            })
+            .then(String, failure);
+          assert.equal(visible(), 0, 'nothing is visible to another connection before the commit');
+          assert.deepEqual(answered, [], 'no write is answered before the commit');
+          await Promise.all(writes);
+          assert.equal(await taken, '409 AlreadyExists');
+          assert.equal(await stale, '409 Conflict');
+          assert.equal(visible(), 20, 'the failed writes left the others of their group alone');
+          const versions = (await store.list('configmaps')).items
+            .filter((o) => o.metadata.name!.startsWith('g-'))
+            .map((o) => Number(o.metadata.resourceVersion))
+            .sort((a, b) => a - b);
+          assert.deepEqual(
+            versions,
+            Array.from({ length: 20 }, (_, i) => versions[0]! + i),
+            'consecutive versions',
+          );
+          await eventually(() => watch.events.length === 20, 'twenty events');
+          assert.deepEqual(
+            watch.events.map((e) => e.object.metadata.name),
+            Array.from({ length: 20 }, (_, i) => `g-${i}`),
+          );
+          // Closing with a group open commits it.
+          void store.create('configmaps', configMap('last'));
+          await store.close();
+          assert.ok((await open(url).then((s) => s.get('configmaps', 'default', 'last'))) !== undefined);
+        } finally {
+          other.close();
+        }
+      });
+    }
+
     if (backend === 'postgres') {
       void test('two replicas: a write on one reaches a watch on the other within a second', async () => {
         const url = await freshUrl();

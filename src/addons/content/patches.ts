@@ -44,6 +44,26 @@ export interface PatchOutcome {
   unmatched: number[];
 }
 
+/**
+ * Parsed patches by their instantiated text: a profile's patch reads the same for most clusters, and
+ * parsing its YAML was a third of a fleet-wide re-render. Appliers copy what they take from a parsed
+ * patch, so one parse serves every cluster. Bounded; the oldest entry leaves first.
+ */
+const parsedPatches = new Map<string, ParsedPatch>();
+const PARSED_PATCHES_MAX = 512;
+
+function parsePatchMemo(text: string, index: number, hasTarget: boolean): ParsedPatch {
+  const key = `${hasTarget ? 't' : 'u'}${text}`;
+  let parsed = parsedPatches.get(key);
+  if (parsed === undefined) {
+    parsed = parsePatch(text, index, hasTarget);
+    if (parsedPatches.size >= PARSED_PATCHES_MAX)
+      parsedPatches.delete(parsedPatches.keys().next().value as string);
+    parsedPatches.set(key, parsed);
+  }
+  return parsed;
+}
+
 // Kinds without built-in patch metadata (custom resources): kustomize merges maps and replaces lists.
 const NO_PATCH_META: KindPatchMeta = definePatchMeta();
 
@@ -65,7 +85,7 @@ export function applyPatches(
     let select: ((o: Manifest) => boolean) | undefined;
     try {
       const text = instantiatePatch(patch.patch, index, ctx);
-      parsed = parsePatch(text, index, patch.target !== undefined);
+      parsed = parsePatchMemo(text, index, patch.target !== undefined);
       select = patch.target ? compileSelector(patch.target, index) : undefined;
     } catch (e) {
       if (e instanceof PatchError) {

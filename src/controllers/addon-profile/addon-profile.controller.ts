@@ -40,6 +40,7 @@ import {
 } from '../../addons/selection.js';
 import { RESOURCES } from '../../fleet/names.js';
 import type { KubeObject, Store } from '../../store/types.js';
+import { forEachConcurrently } from '../../util/concurrency.js';
 import { isApiError } from '../../util/errors.js';
 import { jsonEqual } from '../../store/json.js';
 import { stableStringify } from '../../util/json-text.js';
@@ -68,6 +69,12 @@ function profileKindOf(req: ReconcileRequest): ProfileKind {
 function profileResource(kind: ProfileKind): string {
   return kind === 'Profile' ? SVELTOS_RESOURCES.profiles : SVELTOS_RESOURCES.clusterProfiles;
 }
+
+/**
+ * Summary writes of one profile reconcile in flight at once: enough that a store committing in groups
+ * writes them together, few enough that a thousand-cluster rollout leaves room for other requests.
+ */
+const SUMMARY_WRITES_IN_FLIGHT = 32;
 
 /** The ClusterSummaries a profile owns, found by label as Sveltos looks them up (never by name). */
 function summariesOf(cache: CacheReader, kind: ProfileKind, profile: KubeObject): KubeObject[] {
@@ -279,6 +286,8 @@ export class AddonProfileReconciler implements Reconciler {
       owned.map((s) => [`${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}`, s]),
     );
     const pending: Pending[] = [];
+    /** Summary writes, decided first and then run together (a profile change rewrites every summary). */
+    const writes: (() => Promise<void>)[] = [];
     const updating: MatchingCluster[] = [];
     const updated: MatchingCluster[] = [];
     for (const cluster of matches) {
@@ -302,7 +311,7 @@ export class AddonProfileReconciler implements Reconciler {
         pending.push({ cluster, wanted, ...(stored ? { stored } : {}) });
         continue;
       }
-      if (!oneTime && !upToDate(stored, wanted)) await this.updateSummary(stored, wanted);
+      if (!oneTime && !upToDate(stored, wanted)) writes.push(() => this.updateSummary(stored, wanted));
       if (sameSpec(stored, wanted)) (isSummaryProvisioned(stored) ? updated : updating).push(cluster);
     }
     const held: MatchingCluster[] = [];
@@ -311,14 +320,14 @@ export class AddonProfileReconciler implements Reconciler {
         held.push(cluster);
         continue;
       }
-      if (stored) await this.updateSummary(stored, wanted);
-      else await this.createSummary(wanted);
+      writes.push(stored ? () => this.updateSummary(stored, wanted) : () => this.createSummary(wanted));
       updating.push(cluster);
     }
     for (const s of owned) {
       const key = `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}`;
-      if (!wantedNames.has(key) && !isDeleting(s)) await this.deleteSummary(s);
+      if (!wantedNames.has(key) && !isDeleting(s)) writes.push(() => this.deleteSummary(s));
     }
+    await forEachConcurrently(writes, SUMMARY_WRITES_IN_FLIGHT, (write) => write());
 
     // Sveltos lists the rollout's progress while clusters wait for their turn, and clears it after.
     const hash = profileSpecHash(spec);
@@ -345,23 +354,22 @@ export class AddonProfileReconciler implements Reconciler {
   }
 
   private async updateSummary(stored: KubeObject, wanted: KubeObject): Promise<void> {
+    // The cached summary first; a Conflict (the cache was behind) reads it from the store again.
+    let current: KubeObject | undefined = stored;
     await retryOnConflict(async () => {
-      let fresh = await this.store.get(
-        SVELTOS_RESOURCES.clusterSummaries,
-        stored.metadata.namespace ?? '',
-        stored.metadata.name ?? '',
-      );
+      const fresh =
+        current ??
+        (await this.store.get(
+          SVELTOS_RESOURCES.clusterSummaries,
+          stored.metadata.namespace ?? '',
+          stored.metadata.name ?? '',
+        ));
+      current = undefined;
       if (!fresh || isDeleting(fresh)) return;
-      // A new spec: Provisioned said so of the old one. Reset first, then the spec with the reset's
-      // resourceVersion, so that no status of the old spec lands in between.
+      // A new spec: Provisioned said so of the old one. The spec and the status set back to Provisioning
+      // land in one write, so no status of the old spec can be read with the new spec.
       const reset =
         !sameSpec(fresh, wanted) && isObj(fresh['status']) ? provisioningAgain(fresh['status']) : undefined;
-      if (reset)
-        fresh = await this.store.update(
-          SVELTOS_RESOURCES.clusterSummaries,
-          { ...fresh, status: reset },
-          { subresource: 'status' },
-        );
       const next: KubeObject = {
         ...fresh,
         metadata: {
@@ -370,6 +378,7 @@ export class AddonProfileReconciler implements Reconciler {
           ...(wanted.metadata.annotations ? { annotations: wanted.metadata.annotations } : {}),
         },
         spec: wanted['spec'],
+        ...(reset ? { status: reset } : {}),
       };
       if (!wanted.metadata.annotations) delete next.metadata.annotations;
       await this.store.update(SVELTOS_RESOURCES.clusterSummaries, next);
