@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
 import type { KubeObject } from '../store/types.js';
+import { forEachConcurrently } from '../util/concurrency.js';
 import { loadKubeconfig } from './kubeconfig.js';
 import {
   KubeApiError,
@@ -189,19 +190,6 @@ interface RunningWatch {
 
 /** Group versions read at once by apiVersions(). */
 const DISCOVERY_CONCURRENCY = 3;
-
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  f: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await f(items[next++]!);
-    }),
-  );
-}
 
 export class KubeClient implements KubeClientApi {
   private readonly url: URL;
@@ -490,7 +478,7 @@ export class KubeClient implements KubeClientApi {
       }
     const out = new Set<string>();
     // A few at a time: in parallel they would each open a connection (and a TLS handshake) of their own.
-    await eachLimited(groupVersions, DISCOVERY_CONCURRENCY, async ({ group, version }) => {
+    await forEachConcurrently(groupVersions, DISCOVERY_CONCURRENCY, async ({ group, version }) => {
       const gv = group ? `${group}/${version}` : version;
       out.add(gv);
       let refs: ResourceRef[];
