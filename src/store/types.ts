@@ -119,6 +119,11 @@ export interface WatchEvent {
   object: KubeObject;
   /** Equal to object.metadata.resourceVersion, as a number for ordering. */
   resourceVersion: number;
+  /**
+   * `object` as JSON text, when the store has it at hand (a write of this process to a resource stored
+   * as plain JSON): a watch sends it as it is instead of serialising the object again.
+   */
+  json?: string;
 }
 
 export interface WatchOptions {

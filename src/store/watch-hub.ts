@@ -91,12 +91,20 @@ export class WatchHub {
       return;
     }
     this.publish([
-      {
-        type: record.type,
-        resource: record.resource,
-        object: deepFreeze(plainJson ? (JSON.parse(record.value) as KubeObject) : structuredClone(object)),
-        resourceVersion: record.rv,
-      },
+      plainJson
+        ? {
+            type: record.type,
+            resource: record.resource,
+            object: deepFreeze(JSON.parse(record.value) as KubeObject),
+            resourceVersion: record.rv,
+            json: record.value,
+          }
+        : {
+            type: record.type,
+            resource: record.resource,
+            object: deepFreeze(structuredClone(object)),
+            resourceVersion: record.rv,
+          },
     ]);
   }
 

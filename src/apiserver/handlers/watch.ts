@@ -32,7 +32,9 @@ function watchTimeoutMs(value: string | null): number {
  */
 const serialised = new WeakMap<object, Map<string, string>>();
 
-function eventLine(type: string, object: unknown): string {
+function eventLine(type: string, object: unknown, json?: string): string {
+  // The stored text is what JSON.stringify(object) would give: parsed from it, then frozen.
+  if (json !== undefined) return `{"type":${JSON.stringify(type)},"object":${json}}\n`;
   if (typeof object !== 'object' || object === null || !Object.isFrozen(object))
     return `${JSON.stringify({ type, object })}\n`;
   let byType = serialised.get(object);
@@ -100,12 +102,13 @@ export async function watchObjects(
   });
   res.flushHeaders();
 
-  const send = (type: string, object: unknown): void => {
+  /** `json`: the object's own JSON text, when the store event carried it and the object is sent as is. */
+  const send = (type: string, object: unknown, json?: string): void => {
     if (res.destroyed) return;
     const line =
       toTable && type !== 'BOOKMARK' && type !== 'ERROR'
         ? `${JSON.stringify({ type, object: toTable(object as KubeObject) })}\n`
-        : eventLine(type, object);
+        : eventLine(type, object, json);
     res.write(line);
     // A client that stops reading must not make the hub buffer without bound: past the limit the
     // connection is cut, and the client re-watches from its last version (as kube-apiserver does).
@@ -162,7 +165,8 @@ export async function watchObjects(
           type = 'DELETED';
         }
       }
-      send(type, withTypeMeta(def, obj));
+      const sent = withTypeMeta(def, obj);
+      send(type, sent, sent === obj ? event.json : undefined);
     };
     const watchOptions: Parameters<Store['watch']>[0] = { resource: ctx.resource };
     if (namespace) watchOptions.namespace = namespace;
