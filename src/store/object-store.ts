@@ -251,10 +251,15 @@ export class ObjectStore implements Store {
   async update(resource: ResourceName, obj: KubeObject, options: UpdateOptions = {}): Promise<KubeObject> {
     const key = this.keyOf(resource, obj);
     const statusWrite = options.subresource === 'status';
-    const input = statusWrite ? statusPart(obj) : toJsonValue(obj);
+    const normalise = (): KubeObject => (statusWrite ? statusPart(obj) : toJsonValue(obj));
+    // Normalised before the write starts; should a backend run the plan again, that run gets a fresh copy.
+    let unused: KubeObject | undefined = normalise();
     const plan = await this.execute(
       key,
       (current, rv): Plan => {
+        // This run's own copy of the input: the result is built in it, not in a clone of it.
+        const input = unused ?? normalise();
+        unused = undefined;
         if (!current) throw this.notFound(key);
         const stored = current.metadata;
         const precondition = input.metadata.resourceVersion;
@@ -276,7 +281,7 @@ export class ObjectStore implements Store {
           if (input.metadata.managedFields !== undefined)
             next.metadata.managedFields = input.metadata.managedFields;
         } else {
-          next = structuredClone(input);
+          next = input;
           const meta = next.metadata;
           for (const field of KEPT_ON_UPDATE) {
             if (stored[field] === undefined) Reflect.deleteProperty(meta, field);
