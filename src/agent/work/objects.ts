@@ -34,13 +34,18 @@ const VOLATILE_METADATA = [
 /**
  * The object without what the server owns and changes on its own: status, managedFields,
  * resourceVersion, generation, creationTimestamp and uid. Used to decide "would this change it".
+ * A read-only view: it shares everything below metadata with `obj` (a live object's managedFields and
+ * status are most of it, and copying them only to drop them was most of a fingerprint's cost).
  */
 export function comparable(obj: KubeObject): JsonMap {
-  const copy = clone(obj) as JsonMap;
-  delete copy['status'];
-  const meta = copy['metadata'];
-  if (isMap(meta)) for (const k of VOLATILE_METADATA) Reflect.deleteProperty(meta, k);
-  return copy;
+  const { status: _status, ...view } = obj as JsonMap;
+  const meta = view['metadata'];
+  if (isMap(meta)) {
+    const kept: JsonMap = { ...meta };
+    for (const k of VOLATILE_METADATA) Reflect.deleteProperty(kept, k);
+    view['metadata'] = kept;
+  }
+  return view;
 }
 
 export function sameContent(a: KubeObject, b: KubeObject): boolean {

@@ -168,7 +168,9 @@ export class AddonSummaryReconciler implements Reconciler {
 
   async reconcile(ctx: ReconcileContext, req: ReconcileRequest): Promise<ReconcileResult> {
     const namespace = req.namespace ?? '';
-    const summary = await this.store.get(SVELTOS_RESOURCES.clusterSummaries, namespace, req.name);
+    // From the cache (frozen, never edited here): its writes carry its resourceVersion, so a cache that
+    // is behind costs a Conflict and a read, never a lost update.
+    const summary = ctx.cache.get(SVELTOS_RESOURCES.clusterSummaries, namespace, req.name);
     if (!summary) return {};
     const spec = asObj(summary['spec']);
     const profileSpec = asObj(spec['clusterProfileSpec']);
@@ -230,7 +232,7 @@ export class AddonSummaryReconciler implements Reconciler {
     }
     if (!active.includes('Resources') && works.Local)
       await this.withdrawWork(ctx.cache, summary, profileSpec, works.Local);
-    // The summary read above is still the stored one unless this reconcile wrote it (a conflict re-reads).
+    // The summary read above is still the latest known unless this reconcile wrote it (a conflict re-reads).
     await this.report(summary, outcomes, addsFinalizer || gateWritten ? undefined : summary);
     return retryMs !== undefined ? { requeueAfterMs: retryMs } : {};
   }
