@@ -15,7 +15,16 @@ import { KubeClient } from '../src/kube/client.js';
 import type { KubeClientApi, WatchHandle } from '../src/kube/types.js';
 import type { KubeObject } from '../src/store/types.js';
 import { cpuMs, rssBytes } from '../test/support/sim-fleet.js';
-import { CONFIGMAPS, NS, mib, ref, signalPhase, startBenchFleet } from './support/fleet.js';
+import {
+  AGENTS_PROCESS_NODE_FLAGS,
+  CONFIGMAPS,
+  NS,
+  mib,
+  ref,
+  relaunchWithNodeFlags,
+  signalPhase,
+  startBenchFleet,
+} from './support/fleet.js';
 
 const CLUSTERS = Number(process.argv[2] ?? process.env.BENCH_ADDONS ?? 1000);
 const SYNC_MODE = process.env['BENCH_SYNC_MODE'] ?? 'Continuous';
@@ -186,6 +195,8 @@ interface PhaseFigures {
   agentsCpuMs: number;
   hubRss: number;
 }
+
+relaunchWithNodeFlags(AGENTS_PROCESS_NODE_FLAGS);
 
 async function main(): Promise<void> {
   const bench = await startBenchFleet(CLUSTERS, 'addons-bench');

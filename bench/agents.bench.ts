@@ -7,11 +7,13 @@ import {
   CONCURRENCY,
   NS,
   WORKS,
+  AGENTS_PROCESS_NODE_FLAGS,
   conditionTrue,
   createOnce,
   listAll,
   mib,
   pool,
+  relaunchWithNodeFlags,
   signalPhase,
   startBenchFleet,
   until,
@@ -20,6 +22,8 @@ import {
 const CLUSTERS = Number(process.argv[2] ?? process.env.BENCH_AGENTS ?? 1000);
 const IDLE_MS = Number(process.env.BENCH_AGENTS_IDLE_MS ?? 30_000);
 const GOAL_WORKS_MS = 10_000;
+
+relaunchWithNodeFlags(AGENTS_PROCESS_NODE_FLAGS);
 
 async function main(): Promise<void> {
   const { hub, fleet, admin, names, hubRssBefore, joinedMs, availableMs, stop } = await startBenchFleet(

@@ -1,5 +1,6 @@
 // What the fleet-scale benchmarks share: a hub process, a `sim fleet` process and one in-process agent per
 // simulated cluster over real HTTPS, joined and Available; plus the small helpers they time phases with.
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { startAgent, type AgentHandle } from '../../src/agent/agent.js';
@@ -15,6 +16,24 @@ import {
   spawnSimFleet,
   type SimFleetProcess,
 } from '../../test/support/sim-fleet.js';
+
+/**
+ * The node flags of a process hosting a fleet's agents: a thousand agents in one process allocate as fast
+ * as the hub does (each alone would not), so it gets a young generation as large as that load wants.
+ */
+export const AGENTS_PROCESS_NODE_FLAGS = ['--max-semi-space-size=64'];
+
+/**
+ * Runs this benchmark again as a child with `flags` (and this process's own node arguments, a profiler
+ * preload among them) unless it already has them, then exits with the child's status. Call it first.
+ */
+export function relaunchWithNodeFlags(flags: readonly string[]): void {
+  if (flags.every((f) => process.execArgv.includes(f))) return;
+  const child = spawnSync(process.execPath, [...flags, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
+  process.exit(child.status ?? 1);
+}
 
 /** The namespace the benchmarks' joins, Clusters and works live in. */
 export const NS = 'bench';

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { FLEETHUB_NODE_FLAGS } from './node-flags.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -63,7 +64,9 @@ export async function startHubProcess(options: StartHubOptions = {}): Promise<Hu
   args.push(...(options.extraArgs ?? []));
   // FLEETHUB_HUB_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the hub in benchmarks.
   const nodeArgs = (process.env['FLEETHUB_HUB_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...FLEETHUB_NODE_FLAGS, ...nodeArgs, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));

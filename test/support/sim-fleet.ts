@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLEETHUB_NODE_FLAGS } from './node-flags.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -53,6 +54,7 @@ export async function spawnSimFleet(
   const child = spawn(
     process.execPath,
     [
+      ...FLEETHUB_NODE_FLAGS,
       ...(options.nodeArgs ?? []),
       join(root, 'bin', 'fleethub.js'),
       'sim',
