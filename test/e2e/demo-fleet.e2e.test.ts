@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type HubProcess, scratchDir, startHubProcess } from '../support/hub.js';
+import { FLEETHUB_NODE_FLAGS } from '../support/node-flags.js';
 import { kubectlOk } from '../support/tools.js';
 import { eventually } from '../support/agents.js';
 
@@ -16,13 +17,17 @@ const SITES = ['berlin', 'madrid', 'paris'];
 let hub: HubProcess;
 let dataDir: string;
 
-/** The hub's flags from package.json's "start" script, minus the data dir and the listen address. */
+/**
+ * The hub's flags from package.json's "start" script, minus the data dir and the listen address. Its node
+ * flags must be the fleethub command's own (its shebang), which startHubProcess passes too.
+ */
 function npmStartFlags(): string[] {
   const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } };
   const words = pkg.scripts.start.split(/\s+/);
-  assert.deepEqual(words.slice(0, 3), ['node', 'bin/fleethub.js', 'hub'], pkg.scripts.start);
+  const command = ['node', ...FLEETHUB_NODE_FLAGS, 'bin/fleethub.js', 'hub'];
+  assert.deepEqual(words.slice(0, command.length), command, pkg.scripts.start);
   const flags: string[] = [];
-  for (let i = 3; i < words.length; i++) {
+  for (let i = command.length; i < words.length; i++) {
     if (words[i] === '--data-dir' || words[i] === '--listen') i++;
     else flags.push(words[i]!);
   }

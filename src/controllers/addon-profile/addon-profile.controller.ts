@@ -55,7 +55,7 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../runtime/reconcile.js';
-import { retryOnConflict } from '../runtime/retry.js';
+import { retryOnConflict, retryOnConflictFrom } from '../runtime/retry.js';
 
 type Obj = Record<string, unknown>;
 
@@ -355,16 +355,8 @@ export class AddonProfileReconciler implements Reconciler {
 
   private async updateSummary(stored: KubeObject, wanted: KubeObject): Promise<void> {
     // The cached summary first; a Conflict (the cache was behind) reads it from the store again.
-    let current: KubeObject | undefined = stored;
-    await retryOnConflict(async () => {
-      const fresh =
-        current ??
-        (await this.store.get(
-          SVELTOS_RESOURCES.clusterSummaries,
-          stored.metadata.namespace ?? '',
-          stored.metadata.name ?? '',
-        ));
-      current = undefined;
+    const key = { namespace: stored.metadata.namespace ?? '', name: stored.metadata.name ?? '' };
+    await retryOnConflictFrom(this.store, SVELTOS_RESOURCES.clusterSummaries, key, stored, async (fresh) => {
       if (!fresh || isDeleting(fresh)) return;
       // A new spec: Provisioned said so of the old one. The spec and the status set back to Provisioning
       // land in one write, so no status of the old spec can be read with the new spec.

@@ -50,7 +50,7 @@ import type {
   ReconcileResult,
   Reconciler,
 } from '../runtime/reconcile.js';
-import { isConflict, retryOnConflict } from '../runtime/retry.js';
+import { isConflict, retryOnConflict, retryOnConflictFrom } from '../runtime/retry.js';
 import { manifestConfigsFor, type DriftExclusion } from './drift-exclusions.js';
 import type { FeatureContent, FeatureID } from './feature.js';
 import { HelmFeature, withholdConflictingReleases } from './helm-feature.js';
@@ -627,18 +627,10 @@ export class AddonSummaryReconciler implements Reconciler {
     outcomes: FeatureOutcome[],
     stored?: KubeObject,
   ): Promise<ReconcileResult> {
-    // `stored`: the summary as the store holds it (just read) — the first try writes over its version
-    // without reading it again; a Conflict means it changed meanwhile, and the retries read it.
-    let known = stored;
-    await retryOnConflict(async () => {
-      const fresh =
-        known ??
-        (await this.store.get(
-          SVELTOS_RESOURCES.clusterSummaries,
-          summary.metadata.namespace ?? '',
-          summary.metadata.name ?? '',
-        ));
-      known = undefined;
+    // `stored`: the summary as last known (the cache's copy this reconcile began from) — the first try
+    // writes over its version without a read; a Conflict means it changed meanwhile, and retries read it.
+    const key = { namespace: summary.metadata.namespace ?? '', name: summary.metadata.name ?? '' };
+    await retryOnConflictFrom(this.store, SVELTOS_RESOURCES.clusterSummaries, key, stored, async (fresh) => {
       if (!fresh || fresh.metadata.uid !== summary.metadata.uid) return;
       // Computed for an older spec: the new one's reconcile reports (Provisioned means "of this spec").
       if (fresh.metadata.generation !== summary.metadata.generation) return;

@@ -1,5 +1,6 @@
 // Re-running a read-modify-write when the store rejects it with 409 Conflict (a stale resourceVersion),
 // the way client-go's RetryOnConflict does: a few quick tries, then the conflict goes to the caller.
+import type { KubeObject, Store } from '../../store/types.js';
 import { isApiError } from '../../util/errors.js';
 
 export interface RetryOptions {
@@ -35,4 +36,25 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, options: RetryOpt
     await new Promise((resolve) => setTimeout(resolve, delay * (1 + Math.random() * jitter)));
     delay *= factor;
   }
+}
+
+/**
+ * retryOnConflict for a read-modify-write of one object: the first attempt works on `known` (the cached
+ * or just-read copy, saving a read), every later one on the object read from the store again, since a
+ * Conflict means it changed meanwhile. `fresh` is undefined when the object is gone.
+ */
+export async function retryOnConflictFrom(
+  store: Pick<Store, 'get'>,
+  resource: string,
+  obj: { namespace: string; name: string },
+  known: KubeObject | undefined,
+  fn: (fresh: KubeObject | undefined) => Promise<void>,
+  options: RetryOptions = {},
+): Promise<void> {
+  let first = known;
+  await retryOnConflict(async () => {
+    const fresh = first ?? (await store.get(resource, obj.namespace, obj.name));
+    first = undefined;
+    await fn(fresh);
+  }, options);
 }
