@@ -194,6 +194,9 @@ interface PhaseFigures {
   fleetCpuMs: number;
   agentsCpuMs: number;
   hubRss: number;
+  fleetRss: number;
+  /** This process: the agents (and the bench's own summary watch). */
+  agentsRss: number;
 }
 
 relaunchWithNodeFlags(AGENTS_PROCESS_NODE_FLAGS);
@@ -233,6 +236,8 @@ async function main(): Promise<void> {
       fleetCpuMs: cpuMs(pids[1]!) - cpu.fleet,
       agentsCpuMs: (agents.user + agents.system) / 1000,
       hubRss: rssBytes(pids[0]!),
+      fleetRss: rssBytes(pids[1]!),
+      agentsRss: process.memoryUsage.rss(),
     });
   }
 
@@ -304,6 +309,8 @@ async function main(): Promise<void> {
         'fleet CPU s': (p.fleetCpuMs / 1000).toFixed(1),
         'agents CPU s': (p.agentsCpuMs / 1000).toFixed(1),
         'hub RSS after': mib(p.hubRss),
+        'fleet RSS': mib(p.fleetRss),
+        'agents RSS': mib(p.agentsRss),
       })),
     );
     const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
