@@ -8,7 +8,7 @@ import type { WorkLoopContext } from './agent.js';
 import { Backoff, sleep } from './backoff.js';
 import { applyWork, deleteWork, isDryRun, refreshStatus } from './work/applier.js';
 import { isDrift, watchTargets, type WatchTarget } from './work/drift.js';
-import { stableStringify } from '../util/json-text.js';
+import { jsonEqual } from '../store/json.js';
 import type { AppliedRecord, DeleteOption, ManifestWork, ManifestWorkStatus } from './work/types.js';
 
 export const WORK_REF: ResourceRef = {
@@ -241,7 +241,7 @@ class WorkLoop {
   private async saveStored(key: string, stored: StoredWork): Promise<void> {
     // Each save is an fsync; most reconciles (drift checks, status) change nothing in the record.
     const known = this.storedCache.get(key);
-    if (known && stableStringify(known) === stableStringify(stored)) return;
+    if (known && jsonEqual(known, stored)) return;
     await this.ctx.state.saveApplied(key, stored);
     this.storedCache.set(key, stored);
   }
@@ -334,7 +334,7 @@ class WorkLoop {
   }
 
   private async writeStatus(work: ManifestWork, status: ManifestWorkStatus): Promise<void> {
-    if (stableStringify(work.status ?? {}) === stableStringify(status)) return;
+    if (jsonEqual(work.status ?? {}, status)) return;
     const updated = await this.ctx
       .hub()
       .update(WORK_REF, { ...(work as unknown as KubeObject), status } as KubeObject, {
