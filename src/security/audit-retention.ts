@@ -1,7 +1,7 @@
 // Audit retention: events older than the retention are removed, oldest first. Event names start with
 // their time in milliseconds, so the name order of a list is time order and a pass stops early.
 import type { Store } from '../store/types.js';
-import { isApiError } from '../util/errors.js';
+import { deleteIfPresent } from '../store/delete-if-present.js';
 import { AUDIT_RESOURCE } from './audit.js';
 
 const PAGE = 500;
@@ -26,13 +26,8 @@ export async function pruneAuditEvents(store: Store, cutoff: Date): Promise<numb
         reachedNewer = true;
         break;
       }
-      try {
-        await store.delete(AUDIT_RESOURCE, '', name);
-        removed++;
-      } catch (e) {
-        // Another replica pruned it first.
-        if (!(isApiError(e) && e.code === 404)) throw e;
-      }
+      // false: another replica pruned it first.
+      if (await deleteIfPresent(store, AUDIT_RESOURCE, '', name)) removed++;
     }
     if (reachedNewer || !page.continue) return removed;
   }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { RESOURCES, SYSTEM_NAMESPACE } from '../../fleet/names.js';
 import type { AppliedRecord, DeleteOption } from '../../agent/work/types.js';
 import type { KubeObject, Store } from '../../store/types.js';
-import { isApiError } from '../../util/errors.js';
+import { deleteIfPresent } from '../../store/delete-if-present.js';
 import { stableStringify } from '../../util/json-text.js';
 import { retryOnConflict } from '../runtime/retry.js';
 
@@ -108,10 +108,6 @@ export class LocalRecordStore {
   }
 
   async forget(namespace: string, name: string): Promise<void> {
-    try {
-      await this.store.delete(RESOURCES.secrets, SYSTEM_NAMESPACE, recordName(namespace, name));
-    } catch (e) {
-      if (!(isApiError(e) && e.code === 404)) throw e;
-    }
+    await deleteIfPresent(this.store, RESOURCES.secrets, SYSTEM_NAMESPACE, recordName(namespace, name));
   }
 }

@@ -39,6 +39,7 @@ import {
   type SelectingProfile,
 } from '../../addons/selection.js';
 import { RESOURCES } from '../../fleet/names.js';
+import { deleteIfPresent } from '../../store/delete-if-present.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { forEachConcurrently } from '../../util/concurrency.js';
 import { isApiError } from '../../util/errors.js';
@@ -378,15 +379,8 @@ export class AddonProfileReconciler implements Reconciler {
   }
 
   private async deleteSummary(summary: KubeObject): Promise<void> {
-    try {
-      await this.store.delete(
-        SVELTOS_RESOURCES.clusterSummaries,
-        summary.metadata.namespace ?? '',
-        summary.metadata.name ?? '',
-      );
-    } catch (e) {
-      if (!(isApiError(e) && e.code === 404)) throw e;
-    }
+    const { namespace, name } = summary.metadata;
+    await deleteIfPresent(this.store, SVELTOS_RESOURCES.clusterSummaries, namespace ?? '', name ?? '');
   }
 
   private async editProfile(

@@ -35,6 +35,7 @@ import {
 } from '../../fleet/names.js';
 import { MAX_MANIFESTWORK_BYTES } from '../../kinds/fleet/index.js';
 import type { KindDefinition } from '../../kinds/types.js';
+import { deleteIfPresent } from '../../store/delete-if-present.js';
 import type { KubeObject, Store } from '../../store/types.js';
 import { jsonEqual } from '../../store/json.js';
 import { isApiError } from '../../util/errors.js';
@@ -594,15 +595,12 @@ export class AddonSummaryReconciler implements Reconciler {
     if (stableStringify(spec['deleteOption'] ?? null) !== stableStringify(deleteOption))
       work = await this.store.update(RESOURCES.manifestWorks, { ...work, spec: { ...spec, deleteOption } });
     if (isDeleting(work)) return;
-    try {
-      await this.store.delete(
-        RESOURCES.manifestWorks,
-        work.metadata.namespace ?? '',
-        work.metadata.name ?? '',
-      );
-    } catch (e) {
-      if (!(isApiError(e) && e.code === 404)) throw e;
-    }
+    await deleteIfPresent(
+      this.store,
+      RESOURCES.manifestWorks,
+      work.metadata.namespace ?? '',
+      work.metadata.name ?? '',
+    );
   }
 
   private async editSummary(summary: KubeObject, edit: (s: KubeObject) => boolean): Promise<void> {
