@@ -12,12 +12,12 @@ import {
   createOnce,
   listAll,
   mib,
-  pool,
   relaunchWithNodeFlags,
   signalPhase,
   startBenchFleet,
   until,
 } from './support/fleet.js';
+import { forEachConcurrently } from '../src/util/concurrency.js';
 
 const CLUSTERS = Number(process.argv[2] ?? process.env.BENCH_AGENTS ?? 1000);
 const IDLE_MS = Number(process.env.BENCH_AGENTS_IDLE_MS ?? 30_000);
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
       agents: process.cpuUsage(),
     };
     const workStart = performance.now();
-    await pool(names, CONCURRENCY, async (name) => {
+    await forEachConcurrently(names, CONCURRENCY, async (name) => {
       await createOnce(admin, WORKS, {
         apiVersion: 'work.open-cluster-management.io/v1',
         kind: 'ManifestWork',

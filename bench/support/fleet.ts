@@ -9,6 +9,7 @@ import { FLEET_API_VERSION, joinTokenSecretName } from '../../src/fleet/names.js
 import { KubeClient } from '../../src/kube/client.js';
 import { KubeApiError, type KubeClientApi, type ResourceRef } from '../../src/kube/types.js';
 import type { KubeObject } from '../../src/store/types.js';
+import { forEachConcurrently } from '../../src/util/concurrency.js';
 import { scratchDir, startHubProcess, type HubProcess } from '../../test/support/hub.js';
 import {
   rssBytes,
@@ -72,23 +73,6 @@ export async function createOnce(client: KubeClientApi, r: ResourceRef, obj: Kub
       await new Promise((res) => setTimeout(res, 200 * attempt));
     }
   }
-}
-
-/** Runs `f` over `items`, `n` at a time. */
-export async function pool<T>(
-  items: T[],
-  n: number,
-  f: (item: T, i: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await f(items[i]!, i);
-      }
-    }),
-  );
 }
 
 /** Every object of `r` in the bench namespace, 500 a page. */
@@ -180,7 +164,7 @@ export async function startBenchFleet(clusters: number, prefix: string): Promise
 
     // Join: create the join, read its token, start the agent (which trades the token for a certificate).
     const joinStart = performance.now();
-    await pool(names, CONCURRENCY, async (name) => {
+    await forEachConcurrently(names, CONCURRENCY, async (name) => {
       await createOnce(hubAdmin, JOINS, {
         apiVersion: FLEET_API_VERSION,
         kind: 'FleetClusterJoin',
