@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kubectl } from './tools.js';
+import { FLEETHUB_NODE_FLAGS } from './node-flags.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -30,6 +31,7 @@ export interface AgentProcessOptions {
 
 export function spawnAgentProcess(options: AgentProcessOptions): AgentProcess {
   const args = [
+    ...FLEETHUB_NODE_FLAGS,
     join(root, 'bin', 'fleethub.js'),
     'agent',
     '--hub',

@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLEETHUB_NODE_FLAGS } from './node-flags.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -14,7 +15,7 @@ export interface CliResult {
 
 /** Runs `fleethub ARGS…` in `cwd` and waits for it. */
 export function runFleethub(args: string[], cwd: string): CliResult {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'fleethub.js'), ...args], {
+  const r = spawnSync(process.execPath, [...FLEETHUB_NODE_FLAGS, join(root, 'bin', 'fleethub.js'), ...args], {
     encoding: 'utf8',
     cwd,
   });
